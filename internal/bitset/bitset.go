@@ -1,0 +1,51 @@
+// Package bitset holds the operations every bit-array filter needs on a
+// []uint64, made safe for concurrent use without a lock: setting a bit is an
+// atomic OR (skipped when the bit is already set, so re-adding a present key
+// writes nothing and dirties no page); testing is an atomic load, which on
+// amd64 and arm64 is a plain load.
+package bitset
+
+import (
+	"math/bits"
+	"sync/atomic"
+)
+
+// Set sets bit i and reports whether it was already set.
+func Set(words []uint64, i uint64) (wasSet bool) {
+	w := &words[i>>6]
+	mask := uint64(1) << (i & 63)
+	if atomic.LoadUint64(w)&mask != 0 {
+		return true
+	}
+	return atomic.OrUint64(w, mask)&mask != 0
+}
+
+// Test reports whether bit i is set.
+func Test(words []uint64, i uint64) bool {
+	return atomic.LoadUint64(&words[i>>6])&(uint64(1)<<(i&63)) != 0
+}
+
+// Count returns the number of set bits.
+func Count(words []uint64) uint64 {
+	var n uint64
+	for i := range words {
+		n += uint64(bits.OnesCount64(atomic.LoadUint64(&words[i])))
+	}
+	return n
+}
+
+// Or sets dst |= src word by word; dst may be in concurrent use.
+func Or(dst, src []uint64) {
+	for i := range dst {
+		if s := atomic.LoadUint64(&src[i]); s != 0 {
+			atomic.OrUint64(&dst[i], s)
+		}
+	}
+}
+
+// And sets dst &= src word by word; dst may be in concurrent use.
+func And(dst, src []uint64) {
+	for i := range dst {
+		atomic.AndUint64(&dst[i], atomic.LoadUint64(&src[i]))
+	}
+}

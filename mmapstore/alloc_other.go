@@ -1,0 +1,7 @@
+//go:build !linux
+
+package mmapstore
+
+import "os"
+
+func allocate(f *os.File, size int64) error { return allocateByWriting(f, size) }

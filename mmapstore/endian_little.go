@@ -1,0 +1,6 @@
+//go:build 386 || amd64 || arm || arm64 || loong64 || mips64le || mipsle || ppc64le || riscv64 || wasm
+
+package mmapstore
+
+// littleEndian: payload words can be used in place.
+const littleEndian = true

@@ -1,0 +1,51 @@
+package mmapstore
+
+import (
+	"errors"
+
+	"github.com/bloomkit/bloomkit/internal/sizing"
+)
+
+// Errors returned by this package, always wrapped with detail (the file, the
+// field, the offset). Test them with errors.Is.
+var (
+	// ErrBadMagic: the data does not start with the bloomkit magic; it is not
+	// a filter file (or its first bytes were destroyed).
+	ErrBadMagic = errors.New("mmapstore: not a bloomkit filter file (bad magic)")
+	// ErrVersion: a format version this build cannot read.
+	ErrVersion = errors.New("mmapstore: unsupported format version")
+	// ErrVariant: a valid file of another variant than the one asked for.
+	ErrVariant = errors.New("mmapstore: wrong filter variant")
+	// ErrHash: a hash algorithm this build does not know.
+	ErrHash = errors.New("mmapstore: unsupported hash algorithm")
+	// ErrTruncated: the file or stream is shorter than its header says.
+	// Streams wrap io.ErrUnexpectedEOF as well.
+	ErrTruncated = errors.New("mmapstore: truncated filter file")
+	// ErrHeaderChecksum: neither header slot passes its checksum.
+	ErrHeaderChecksum = errors.New("mmapstore: header checksum mismatch")
+	// ErrPayloadChecksum: the payload does not match its recorded checksum.
+	ErrPayloadChecksum = errors.New("mmapstore: payload checksum mismatch")
+	// ErrChecksumStale: the payload checksum is not current, because the file
+	// is open for writing or its writer did not close it cleanly. The filter
+	// is usable; only Verify cannot vouch for it.
+	ErrChecksumStale = errors.New("mmapstore: payload checksum not current")
+	// ErrCorrupt: a header that passes its checksum but describes an
+	// impossible filter (zero or oversized geometry, unknown flags, ...).
+	ErrCorrupt = errors.New("mmapstore: invalid header")
+	// ErrTooLarge: a filter larger than the format or this machine allows.
+	// It is the same value as each variant's ErrTooLarge.
+	ErrTooLarge = sizing.ErrTooLarge
+	// ErrLocked: another process holds the file open for writing.
+	ErrLocked = errors.New("mmapstore: file is open for writing elsewhere")
+	// ErrReadOnly: a write to a file opened read-only.
+	ErrReadOnly = errors.New("mmapstore: file is read-only")
+	// ErrClosed: use of a closed file.
+	ErrClosed = errors.New("mmapstore: file is closed")
+	// ErrNotTemp: Publish on a file that was not made by CreateTemp.
+	ErrNotTemp = errors.New("mmapstore: not a temporary build file")
+	// ErrModified: the filter changed while it was being written to a stream;
+	// the bytes written do not form a consistent file.
+	ErrModified = errors.New("mmapstore: filter modified during write")
+	// ErrPlatform: memory mapping needs a little-endian machine.
+	ErrPlatform = errors.New("mmapstore: memory-mapped filters need a little-endian CPU")
+)

@@ -1,0 +1,399 @@
+package mmapstore
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"unsafe"
+
+	"github.com/edsrzf/mmap-go"
+	"github.com/zeebo/xxh3"
+
+	"github.com/bloomkit/bloomkit/internal/hashing"
+)
+
+// File is a filter file mapped into memory: a header and a payload of 64-bit
+// words that a variant reads and writes in place.
+//
+// A File opened read-only maps the file with PROT_READ and MAP_SHARED: the
+// kernel's page cache is shared by every process that maps the same file, and
+// opening costs the same for 1 MB as for 1 TB, because nothing is read until a
+// lookup touches it.
+//
+// A writable File holds an exclusive advisory lock on the file (one writer
+// process at a time), clears the header's checksum-current flag as soon as it
+// is opened, and sets it again in Close. Sync and Close must not be called
+// concurrently with each other; Words may be used from many goroutines.
+type File struct {
+	mu       sync.Mutex
+	f        *os.File
+	data     mmap.MMap
+	hdr      Header // current header: the slot last read or written
+	path     string
+	readOnly bool
+	target   string // final path, for files made by CreateTemp
+	closed   bool
+}
+
+// Create makes a new filter file at path (which must not exist) with the
+// geometry in h, its payload zero, and maps it read-write. The file's blocks
+// are allocated before it is mapped, so a full disk is an error here rather
+// than a fault later. h.PayloadLen must match the geometry (see
+// Header.Validate); Version, Hash, Generation and Flags are set by Create.
+func Create(path string, h Header) (*File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("mmapstore: create: %w", err)
+	}
+	return create(f, path, h)
+}
+
+// CreateTemp is Create for a rebuild that will replace target: the file is
+// made in target's folder under a temporary name, and Publish moves it over
+// target atomically.
+func CreateTemp(target string, h Header) (*File, error) {
+	dir, base := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("mmapstore: create temporary file for %s: %w", target, err)
+	}
+	mf, err := create(f, f.Name(), h)
+	if err != nil {
+		return nil, err
+	}
+	mf.target = target
+	return mf, nil
+}
+
+func create(f *os.File, path string, h Header) (_ *File, err error) {
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(path)
+		}
+	}()
+	if !littleEndian {
+		return nil, ErrPlatform
+	}
+	h.Version = CurrentVersion
+	h.Hash = hashing.Algorithm
+	h.Generation = 1
+	h.Flags = 0 // open for writing: checksum not current
+	h.Count = 0
+	if err := h.Validate(); err != nil {
+		return nil, err
+	}
+	size := int64(HeaderSize + h.PayloadLen)
+	if err := allocate(f, size); err != nil {
+		return nil, fmt.Errorf("mmapstore: allocate %d bytes for %s: %w", size, path, err)
+	}
+	if err := lockExclusive(f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	mf := &File{f: f, path: path, hdr: h}
+	if mf.data, err = mapFile(f, size, true); err != nil {
+		return nil, err
+	}
+	encodeSlot(&h, mf.data[0:SlotSize])
+	encodeSlot(&h, mf.data[SlotSize:HeaderSize])
+	if err := msync(mf.data, mf.data[:HeaderSize]); err != nil {
+		mf.data.Unmap()
+		return nil, fmt.Errorf("mmapstore: sync header of %s: %w", path, err)
+	}
+	return mf, nil
+}
+
+// Open maps an existing filter file read-write. want is the variant the
+// caller can serve; a file of another variant is ErrVariant. Everything that
+// is O(1) to check is checked before the file is mapped; the payload is not
+// read (see Verify).
+func Open(path string, want Variant) (*File, error) { return open(path, want, false) }
+
+// OpenReadOnly maps an existing filter file read-only; see Open.
+func OpenReadOnly(path string, want Variant) (*File, error) { return open(path, want, true) }
+
+func open(path string, want Variant, readOnly bool) (_ *File, err error) {
+	if !littleEndian {
+		return nil, ErrPlatform
+	}
+	flag := os.O_RDWR
+	if readOnly {
+		flag = os.O_RDONLY
+	}
+	f, err := os.OpenFile(path, flag, 0)
+	if err != nil {
+		return nil, fmt.Errorf("mmapstore: open: %w", err) // wraps fs.ErrNotExist
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("mmapstore: %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("mmapstore: %s: not a regular file", path)
+	}
+	size := st.Size()
+	var head [HeaderSize]byte
+	n, err := f.ReadAt(head[:], 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("mmapstore: read header of %s: %w", path, err)
+	}
+	h, err := DecodeHeader(head[:n])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if h.Variant != want {
+		return nil, fmt.Errorf("%w: %s holds a %s filter, want %s", ErrVariant, path, h.Variant, want)
+	}
+	need := int64(HeaderSize + h.PayloadLen)
+	if size < need {
+		return nil, fmt.Errorf("%w: %s is %d bytes, its header needs %d", ErrTruncated, path, size, need)
+	}
+	if size > need && h.Variant != Scalable {
+		// Scalable files may carry a stage whose growth did not complete.
+		return nil, fmt.Errorf("%w: %s is %d bytes, its header describes %d", ErrCorrupt, path, size, need)
+	}
+	mf := &File{f: f, path: path, hdr: h, readOnly: readOnly}
+	if !readOnly {
+		if err := lockExclusive(f); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		// A file copied sparsely has holes; writing into a hole of a full
+		// disk through a mapping would fault, so allocate them now.
+		if err := allocate(f, need); err != nil {
+			return nil, fmt.Errorf("mmapstore: allocate %s: %w", path, err)
+		}
+	}
+	if mf.data, err = mapFile(f, need, !readOnly); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if !readOnly {
+		// From now on the payload may change under the recorded checksum.
+		mf.hdr.Flags &^= FlagChecksumCurrent
+		if err := mf.writeHeader(); err != nil {
+			mf.data.Unmap()
+			return nil, err
+		}
+	}
+	return mf, nil
+}
+
+func mapFile(f *os.File, size int64, writable bool) (mmap.MMap, error) {
+	prot := mmap.RDONLY
+	if writable {
+		prot = mmap.RDWR
+	}
+	if int64(int(size)) != size {
+		return nil, fmt.Errorf("%w: %d bytes do not fit this platform's address space", ErrTooLarge, size)
+	}
+	data, err := mmap.MapRegion(f, int(size), prot, 0, 0)
+	if err != nil {
+		return nil, fmt.Errorf("mmapstore: map %d bytes: %w", size, err)
+	}
+	return data, nil
+}
+
+// Header returns the current header.
+func (f *File) Header() Header {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.hdr
+	h.Stages = append([]Stage(nil), h.Stages...)
+	return h
+}
+
+// Path returns the file's path (for CreateTemp, the temporary path until
+// Publish).
+func (f *File) Path() string { return f.path }
+
+// ReadOnly reports whether the file was opened read-only.
+func (f *File) ReadOnly() bool { return f.readOnly }
+
+// Payload returns the mapped payload bytes. Writing to it is allowed only on
+// a writable File; on a read-only one it faults the process.
+func (f *File) Payload() []byte { return f.data[PayloadOffset : PayloadOffset+int(f.hdr.PayloadLen)] }
+
+// Words returns the payload as 64-bit words, in place (the format is
+// little-endian and so is every platform that can map it).
+func (f *File) Words() []uint64 {
+	p := f.Payload()
+	if len(p) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(&p[0])), len(p)/8)
+}
+
+// Sync makes every write to the payload so far durable, then records count
+// (the items added, as the variant counts them) in a new header. Sync costs
+// the number of dirty pages, not the file size. The checksum stays marked not
+// current until Close.
+func (f *File) Sync(count uint64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.usable(); err != nil {
+		return err
+	}
+	if err := msync(f.data, f.data[PayloadOffset:]); err != nil {
+		return fmt.Errorf("mmapstore: sync %s: %w", f.path, err)
+	}
+	f.hdr.Count = count
+	return f.writeHeader()
+}
+
+// writeHeader writes f.hdr with the next generation into the slot that does
+// not hold the current one, and makes it durable. Caller holds f.mu.
+func (f *File) writeHeader() error {
+	h := f.hdr
+	h.Generation++
+	slot := slotFor(h.Generation)
+	b := f.data[slot*SlotSize : (slot+1)*SlotSize]
+	encodeSlot(&h, b)
+	if err := msync(f.data, f.data[:HeaderSize]); err != nil {
+		return fmt.Errorf("mmapstore: sync header of %s: %w", f.path, err)
+	}
+	f.hdr = h
+	return nil
+}
+
+func (f *File) usable() error {
+	if f.closed {
+		return fmt.Errorf("%w: %s", ErrClosed, f.path)
+	}
+	if f.readOnly {
+		return fmt.Errorf("%w: %s", ErrReadOnly, f.path)
+	}
+	return nil
+}
+
+// Verify checks the payload against the header's checksum, reading all of it:
+// O(size). It returns ErrChecksumStale when the file is open for writing or
+// was not closed cleanly, and ErrPayloadChecksum on a mismatch.
+func (f *File) Verify() error {
+	f.mu.Lock()
+	h := f.hdr
+	closed := f.closed
+	f.mu.Unlock()
+	if closed {
+		return fmt.Errorf("%w: %s", ErrClosed, f.path)
+	}
+	if !h.ChecksumCurrent() {
+		return fmt.Errorf("%w: %s", ErrChecksumStale, f.path)
+	}
+	if got := xxh3.Hash(f.Payload()); got != h.PayloadSum {
+		return fmt.Errorf("%w: %s: recorded %#016x, computed %#016x", ErrPayloadChecksum, f.path, h.PayloadSum, got)
+	}
+	return nil
+}
+
+// Prefault reads every page of the payload into memory, so that the first
+// lookups after startup do not wait for the disk. It costs O(size).
+func (f *File) Prefault() error {
+	p := f.Payload()
+	adviseWillNeed(p)
+	var sink byte
+	for i := 0; i < len(p); i += 4096 {
+		sink += p[i]
+	}
+	_ = sink
+	return nil
+}
+
+// Close releases the mapping. For a writable file it first computes the
+// payload checksum, marks it current, records count and makes everything
+// durable: O(size) for a writer, O(1) for a reader. The payload must not be
+// used after Close. Closing twice returns ErrClosed.
+func (f *File) Close(count uint64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return fmt.Errorf("%w: %s", ErrClosed, f.path)
+	}
+	var err error
+	if !f.readOnly {
+		err = f.seal(count)
+	}
+	if f.target != "" {
+		os.Remove(f.path) // an unpublished build is not kept
+	}
+	return errors.Join(err, f.release())
+}
+
+func (f *File) seal(count uint64) error {
+	if err := msync(f.data, f.data[PayloadOffset:]); err != nil {
+		return fmt.Errorf("mmapstore: sync %s: %w", f.path, err)
+	}
+	f.hdr.PayloadSum = xxh3.Hash(f.Payload())
+	f.hdr.Flags |= FlagChecksumCurrent
+	f.hdr.Count = count
+	if err := f.writeHeader(); err != nil {
+		return err
+	}
+	if err := f.f.Sync(); err != nil {
+		return fmt.Errorf("mmapstore: fsync %s: %w", f.path, err)
+	}
+	return nil
+}
+
+func (f *File) release() error {
+	f.closed = true
+	err := f.data.Unmap()
+	f.data = nil
+	if cerr := f.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("mmapstore: close %s: %w", f.path, err)
+	}
+	return nil
+}
+
+// Publish finishes a build made by CreateTemp: it seals the file as Close
+// does, renames it over the target path and syncs the folder, so that a
+// reader of the target sees either the old complete file or the new complete
+// file, never a mix. The File is closed afterwards, whatever the outcome; on
+// error the temporary file is removed and the target is untouched.
+func (f *File) Publish(count uint64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.usable(); err != nil {
+		return err
+	}
+	if f.target == "" {
+		return fmt.Errorf("%w: %s", ErrNotTemp, f.path)
+	}
+	err := f.seal(count)
+	if err == nil {
+		err = renameDurably(f.path, f.target)
+	}
+	if err != nil {
+		os.Remove(f.path)
+	}
+	return errors.Join(err, f.release())
+}
+
+// renameDurably moves from over to and syncs the folder that holds both.
+func renameDurably(from, to string) error {
+	if err := os.Rename(from, to); err != nil {
+		return fmt.Errorf("mmapstore: publish: %w", err)
+	}
+	dir, err := os.Open(filepath.Dir(to))
+	if err != nil {
+		return fmt.Errorf("mmapstore: publish: open folder: %w", err)
+	}
+	defer dir.Close()
+	if err := dir.Sync(); err != nil && !errors.Is(err, fs.ErrInvalid) {
+		return fmt.Errorf("mmapstore: publish: sync folder: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,380 @@
+package mmapstore
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/zeebo/xxh3"
+
+	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit/internal/sizing"
+)
+
+// The file format, version 1. docs/file-format.md is the specification; this
+// block mirrors it. All integers are little-endian.
+//
+// A file is two header slots of SlotSize bytes followed by the payload:
+//
+//	[0, 4096)     slot 0
+//	[4096, 8192)  slot 1
+//	[8192, ...)   payload: the words of the bit or counter array
+//
+// Both slots have the same layout. A reader takes the slot with a valid
+// checksum and the highest generation; a writer always overwrites the other
+// slot, so a crash while a header is written leaves the previous one intact.
+const (
+	Magic         = "BLOOMKIT" // bytes 0-7 of every slot
+	SlotSize      = 4096
+	HeaderSize    = 2 * SlotSize // bytes before the payload
+	PayloadOffset = HeaderSize   // page-aligned start of the payload
+
+	// Offsets of the fields inside a slot.
+	offMagic      = 0   // [8]byte Magic
+	offVersion    = 8   // uint16 format version
+	offVariant    = 10  // uint16 Variant
+	offHash       = 12  // uint16 hash algorithm (hashing.Algorithm)
+	offReserved0  = 14  // uint16, zero
+	offGeneration = 16  // uint64, incremented on every header write
+	offSeed       = 24  // uint64 hash seed
+	offM          = 32  // uint64 cells: bits, or counters (all stages for scalable)
+	offK          = 40  // uint32 probes per key (0 for scalable: see stages)
+	offBlockBits  = 44  // uint32 block size in bits (0: unblocked, 512: cache line)
+	offCellBits   = 48  // uint32 bits per cell (1: bit array, 4: counters)
+	offFlags      = 52  // uint32 Flag bits
+	offCapacity   = 56  // uint64 expected items n
+	offTargetP    = 64  // float64 target false-positive rate
+	offCount      = 72  // uint64 items added (Adds that reported a new key)
+	offPayloadOff = 80  // uint64 payload offset; PayloadOffset in version 1
+	offPayloadLen = 88  // uint64 payload length in bytes
+	offPayloadSum = 96  // uint64 XXH3-64 of the payload bytes
+	offStageCount = 104 // uint32 number of stages (scalable; 0 otherwise)
+	offReserved1  = 108 // uint32, zero
+	offGrowth     = 112 // float64 scalable: capacity ratio between stages; else 0
+	offTightness  = 120 // float64 scalable: error ratio between stages; else 0
+	offStages     = 128 // MaxStages stage entries of StageSize bytes
+	offChecksum   = SlotSize - 8
+
+	// StageSize is the size of one stage entry: payload offset (uint64),
+	// cells m (uint64), k (uint32), block bits (uint32), capacity (uint64),
+	// target p (float64), count (uint64), 8 reserved bytes.
+	StageSize = 56
+	// MaxStages is how many stages a scalable filter file can hold.
+	MaxStages = (offChecksum - offStages) / StageSize
+
+	// MaxCells bounds m so that every size in bytes fits an int64 with room
+	// to spare, on every platform.
+	MaxCells = sizing.MaxCells
+	// MaxK is the largest number of probes a filter may use.
+	MaxK = sizing.MaxK
+)
+
+// Version is a format version. Readers refuse versions they do not know.
+type Version uint16
+
+// Format versions; a new version adds a line saying what it changed.
+const (
+	// Version1: two checksummed header slots, page-aligned payload, XXH3-64
+	// payload checksum, stage table for scalable filters.
+	Version1 Version = 1
+
+	CurrentVersion = Version1
+)
+
+// Variant says which filter a file holds.
+type Variant uint16
+
+// Variant tags. The numbers are part of the format and never change.
+const (
+	Standard    Variant = 1
+	Partitioned Variant = 2
+	Counting    Variant = 3
+	Scalable    Variant = 4
+)
+
+func (v Variant) String() string {
+	switch v {
+	case Standard:
+		return "standard"
+	case Partitioned:
+		return "partitioned"
+	case Counting:
+		return "counting"
+	case Scalable:
+		return "scalable"
+	}
+	return fmt.Sprintf("variant(%d)", uint16(v))
+}
+
+// Flag bits of the header.
+const (
+	// FlagChecksumCurrent says PayloadSum matches the payload. Writers clear
+	// it when they open a file and set it again when they close it.
+	FlagChecksumCurrent uint32 = 1 << 0
+
+	knownFlags = FlagChecksumCurrent
+)
+
+// Stage is one stage of a scalable filter: a sub-filter stored at Offset
+// bytes into the payload.
+type Stage struct {
+	Offset    uint64
+	M         uint64
+	K         uint32
+	BlockBits uint32
+	Capacity  uint64
+	TargetP   float64
+	Count     uint64
+}
+
+// Header is the decoded content of a header slot.
+type Header struct {
+	Version    Version
+	Variant    Variant
+	Hash       uint16
+	Generation uint64
+	Seed       uint64
+	M          uint64
+	K          uint32
+	BlockBits  uint32
+	CellBits   uint32
+	Flags      uint32
+	Capacity   uint64
+	TargetP    float64
+	Count      uint64
+	PayloadLen uint64
+	PayloadSum uint64
+	// Scalable filters only.
+	Growth    float64 // capacity ratio between stages
+	Tightness float64 // error ratio between stages
+	Stages    []Stage
+}
+
+// ChecksumCurrent reports whether PayloadSum describes the payload.
+func (h *Header) ChecksumCurrent() bool { return h.Flags&FlagChecksumCurrent != 0 }
+
+// CellBytes returns the payload bytes m cells of cellBits each occupy, rounded
+// up to whole 64-bit words.
+func CellBytes(m uint64, cellBits uint32) uint64 {
+	return (m*uint64(cellBits) + 63) / 64 * 8
+}
+
+// encodeSlot writes h into a slot-sized buffer, checksum included.
+func encodeSlot(h *Header, slot []byte) {
+	clear(slot[:SlotSize])
+	le := binary.LittleEndian
+	copy(slot[offMagic:], Magic)
+	le.PutUint16(slot[offVersion:], uint16(h.Version))
+	le.PutUint16(slot[offVariant:], uint16(h.Variant))
+	le.PutUint16(slot[offHash:], h.Hash)
+	le.PutUint64(slot[offGeneration:], h.Generation)
+	le.PutUint64(slot[offSeed:], h.Seed)
+	le.PutUint64(slot[offM:], h.M)
+	le.PutUint32(slot[offK:], h.K)
+	le.PutUint32(slot[offBlockBits:], h.BlockBits)
+	le.PutUint32(slot[offCellBits:], h.CellBits)
+	le.PutUint32(slot[offFlags:], h.Flags)
+	le.PutUint64(slot[offCapacity:], h.Capacity)
+	le.PutUint64(slot[offTargetP:], math.Float64bits(h.TargetP))
+	le.PutUint64(slot[offCount:], h.Count)
+	le.PutUint64(slot[offPayloadOff:], PayloadOffset)
+	le.PutUint64(slot[offPayloadLen:], h.PayloadLen)
+	le.PutUint64(slot[offPayloadSum:], h.PayloadSum)
+	le.PutUint32(slot[offStageCount:], uint32(len(h.Stages)))
+	le.PutUint64(slot[offGrowth:], math.Float64bits(h.Growth))
+	le.PutUint64(slot[offTightness:], math.Float64bits(h.Tightness))
+	for i, s := range h.Stages {
+		e := slot[offStages+i*StageSize:]
+		le.PutUint64(e[0:], s.Offset)
+		le.PutUint64(e[8:], s.M)
+		le.PutUint32(e[16:], s.K)
+		le.PutUint32(e[20:], s.BlockBits)
+		le.PutUint64(e[24:], s.Capacity)
+		le.PutUint64(e[32:], math.Float64bits(s.TargetP))
+		le.PutUint64(e[40:], s.Count)
+	}
+	le.PutUint64(slot[offChecksum:], xxh3.Hash(slot[:offChecksum]))
+}
+
+// decodeSlot parses and checks one slot. It never reads outside slot.
+func decodeSlot(slot []byte) (Header, error) {
+	var h Header
+	if len(slot) < SlotSize {
+		return h, fmt.Errorf("%w: header slot is %d bytes, want %d", ErrTruncated, len(slot), SlotSize)
+	}
+	if string(slot[offMagic:offMagic+len(Magic)]) != Magic {
+		return h, fmt.Errorf("%w: got %q", ErrBadMagic, slot[offMagic:offMagic+len(Magic)])
+	}
+	le := binary.LittleEndian
+	h.Version = Version(le.Uint16(slot[offVersion:]))
+	if h.Version != Version1 {
+		return h, fmt.Errorf("%w: version %d (this build reads %d)", ErrVersion, h.Version, CurrentVersion)
+	}
+	if got, want := le.Uint64(slot[offChecksum:]), xxh3.Hash(slot[:offChecksum]); got != want {
+		return h, fmt.Errorf("%w: stored %#016x, computed %#016x", ErrHeaderChecksum, got, want)
+	}
+	h.Variant = Variant(le.Uint16(slot[offVariant:]))
+	h.Hash = le.Uint16(slot[offHash:])
+	h.Generation = le.Uint64(slot[offGeneration:])
+	h.Seed = le.Uint64(slot[offSeed:])
+	h.M = le.Uint64(slot[offM:])
+	h.K = le.Uint32(slot[offK:])
+	h.BlockBits = le.Uint32(slot[offBlockBits:])
+	h.CellBits = le.Uint32(slot[offCellBits:])
+	h.Flags = le.Uint32(slot[offFlags:])
+	h.Capacity = le.Uint64(slot[offCapacity:])
+	h.TargetP = math.Float64frombits(le.Uint64(slot[offTargetP:]))
+	h.Count = le.Uint64(slot[offCount:])
+	payloadOff := le.Uint64(slot[offPayloadOff:])
+	h.PayloadLen = le.Uint64(slot[offPayloadLen:])
+	h.PayloadSum = le.Uint64(slot[offPayloadSum:])
+	nStages := le.Uint32(slot[offStageCount:])
+	h.Growth = math.Float64frombits(le.Uint64(slot[offGrowth:]))
+	h.Tightness = math.Float64frombits(le.Uint64(slot[offTightness:]))
+
+	if payloadOff != PayloadOffset {
+		return h, fmt.Errorf("%w: payload offset %d, version 1 requires %d", ErrCorrupt, payloadOff, PayloadOffset)
+	}
+	if nStages > MaxStages {
+		return h, fmt.Errorf("%w: %d stages, at most %d", ErrCorrupt, nStages, MaxStages)
+	}
+	if nStages > 0 {
+		h.Stages = make([]Stage, nStages)
+		for i := range h.Stages {
+			e := slot[offStages+i*StageSize:]
+			h.Stages[i] = Stage{
+				Offset:    le.Uint64(e[0:]),
+				M:         le.Uint64(e[8:]),
+				K:         le.Uint32(e[16:]),
+				BlockBits: le.Uint32(e[20:]),
+				Capacity:  le.Uint64(e[24:]),
+				TargetP:   math.Float64frombits(le.Uint64(e[32:])),
+				Count:     le.Uint64(e[40:]),
+			}
+		}
+	}
+	if err := h.Validate(); err != nil {
+		return h, err
+	}
+	return h, nil
+}
+
+// Validate checks that h describes a filter this build can serve: a known
+// variant and hash, and a geometry whose payload length follows from it.
+// It does not look at any file.
+func (h *Header) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrCorrupt, h.Variant, fmt.Sprintf(format, args...))
+	}
+	if h.Hash != hashing.Algorithm {
+		return fmt.Errorf("%w: algorithm %d", ErrHash, h.Hash)
+	}
+	if h.Flags&^knownFlags != 0 {
+		return bad("unknown flags %#x", h.Flags&^knownFlags)
+	}
+	if !(h.TargetP > 0 && h.TargetP < 1) {
+		return bad("target false-positive rate %v outside (0,1)", h.TargetP)
+	}
+	checkGeom := func(what string, m uint64, k, blockBits uint32) error {
+		if m == 0 || m > MaxCells {
+			return bad("%s: m = %d cells, want 1..%d", what, m, uint64(MaxCells))
+		}
+		if k == 0 || k > MaxK {
+			return bad("%s: k = %d, want 1..%d", what, k, MaxK)
+		}
+		switch blockBits {
+		case 0:
+		case 512:
+			if m%512 != 0 {
+				return bad("%s: m = %d is not a whole number of 512-bit blocks", what, m)
+			}
+		default:
+			return bad("%s: block size %d bits, want 0 or 512", what, blockBits)
+		}
+		return nil
+	}
+	var want uint64
+	switch h.Variant {
+	case Standard, Partitioned, Counting:
+		wantCell, wantBlock := uint32(1), uint32(0)
+		if h.Variant == Counting {
+			wantCell = 4
+		}
+		if h.Variant == Partitioned {
+			wantBlock = 512
+		}
+		if h.CellBits != wantCell || h.BlockBits != wantBlock {
+			return bad("cell/block bits %d/%d, want %d/%d", h.CellBits, h.BlockBits, wantCell, wantBlock)
+		}
+		if len(h.Stages) != 0 {
+			return bad("%d stages in an unstaged variant", len(h.Stages))
+		}
+		if err := checkGeom("filter", h.M, h.K, h.BlockBits); err != nil {
+			return err
+		}
+		want = CellBytes(h.M, h.CellBits)
+	case Scalable:
+		if h.CellBits != 1 || len(h.Stages) == 0 {
+			return bad("cell bits %d, %d stages", h.CellBits, len(h.Stages))
+		}
+		var total uint64
+		for i, s := range h.Stages {
+			if err := checkGeom(fmt.Sprintf("stage %d", i), s.M, s.K, s.BlockBits); err != nil {
+				return err
+			}
+			if s.Offset != want {
+				return bad("stage %d at payload offset %d, want %d", i, s.Offset, want)
+			}
+			if !(s.TargetP > 0 && s.TargetP < 1) {
+				return bad("stage %d target rate %v outside (0,1)", i, s.TargetP)
+			}
+			want += CellBytes(s.M, 1)
+			total += s.M
+			if want > MaxCells/8 {
+				return bad("stages exceed %d bytes", uint64(MaxCells/8))
+			}
+		}
+		if !(h.Growth >= 1) || !(h.Tightness > 0 && h.Tightness < 1) {
+			return bad("growth %v (want >= 1), tightening %v (want in (0,1))", h.Growth, h.Tightness)
+		}
+		if h.M != total {
+			return bad("m = %d, stages hold %d", h.M, total)
+		}
+	default:
+		return fmt.Errorf("%w: unknown variant tag %d", ErrCorrupt, uint16(h.Variant))
+	}
+	if h.PayloadLen != want {
+		return bad("payload length %d, geometry needs %d", h.PayloadLen, want)
+	}
+	return nil
+}
+
+// DecodeHeader picks the current header from the first HeaderSize bytes of a
+// file: the slot with a valid checksum and the highest generation. When no
+// slot is valid it reports the error of slot 0, except that a version or
+// magic problem in either slot takes precedence over a checksum mismatch.
+func DecodeHeader(b []byte) (Header, error) {
+	if len(b) < HeaderSize {
+		if len(b) >= len(Magic) && string(b[:len(Magic)]) != Magic {
+			return Header{}, fmt.Errorf("%w: got %q", ErrBadMagic, b[:len(Magic)])
+		}
+		return Header{}, fmt.Errorf("%w: %d bytes, the header alone is %d", ErrTruncated, len(b), HeaderSize)
+	}
+	h0, err0 := decodeSlot(b[:SlotSize])
+	h1, err1 := decodeSlot(b[SlotSize:HeaderSize])
+	switch {
+	case err0 == nil && err1 == nil:
+		if h1.Generation > h0.Generation {
+			return h1, nil
+		}
+		return h0, nil
+	case err0 == nil:
+		return h0, nil
+	case err1 == nil:
+		return h1, nil
+	}
+	return Header{}, fmt.Errorf("slot 0: %w (slot 1: %v)", err0, err1)
+}
+
+// slotFor returns the slot index a header of the given generation is written to.
+func slotFor(generation uint64) int { return int(generation & 1) }

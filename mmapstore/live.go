@@ -1,0 +1,155 @@
+package mmapstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Live holds the current filter served from a path and swaps in each new
+// build published there, without a restart and without blocking lookups.
+//
+// Lookups take a Lease, use its filter and release it. A swap replaces the
+// current filter atomically; the old one is closed when its last lease is
+// released, so no lookup ever sees a closed mapping. T is any filter type
+// with Close, e.g. *standard.Filter opened by standard.OpenReadOnly.
+type Live[T io.Closer] struct {
+	path string
+	open func(string) (T, error)
+
+	reload sync.Mutex // one Reload at a time
+	cur    atomic.Pointer[Lease[T]]
+	closed atomic.Bool
+}
+
+// Lease is a counted reference to one generation of a Live filter.
+type Lease[T io.Closer] struct {
+	value T
+	info  os.FileInfo
+	refs  atomic.Int64 // 1 for being current, +1 per holder; the filter closes at 0
+}
+
+// Value returns the leased filter; valid until Release.
+func (l *Lease[T]) Value() T { return l.value }
+
+// Release ends the lease. Each Acquire must be paired with exactly one Release.
+func (l *Lease[T]) Release() {
+	if l.refs.Add(-1) == 0 {
+		l.value.Close()
+	}
+}
+
+// NewLive opens path with open and serves it.
+func NewLive[T io.Closer](path string, open func(string) (T, error)) (*Live[T], error) {
+	l := &Live[T]{path: path, open: open}
+	lease, err := l.load()
+	if err != nil {
+		return nil, err
+	}
+	l.cur.Store(lease)
+	return l, nil
+}
+
+func (l *Live[T]) load() (*Lease[T], error) {
+	// Stat before opening: if a publish lands in between, the next Reload
+	// sees an identity that differs from the stat and opens again.
+	info, err := os.Stat(l.path)
+	if err != nil {
+		return nil, fmt.Errorf("mmapstore: live: %w", err)
+	}
+	v, err := l.open(l.path)
+	if err != nil {
+		return nil, err
+	}
+	lease := &Lease[T]{value: v, info: info}
+	lease.refs.Store(1)
+	return lease, nil
+}
+
+// Acquire returns a lease on the current filter. It never blocks: it retries
+// only if it races with the release of a retired generation. Acquire after
+// Close panics.
+func (l *Live[T]) Acquire() *Lease[T] {
+	for {
+		lease := l.cur.Load()
+		if lease == nil {
+			panic("mmapstore: Acquire on a closed Live")
+		}
+		r := lease.refs.Load()
+		if r > 0 && lease.refs.CompareAndSwap(r, r+1) {
+			return lease
+		}
+	}
+}
+
+// Reload swaps in the file now at the path if it is not the one being
+// served (a different file identity, size or modification time), and
+// reports whether it did. A file that fails to open leaves the current
+// filter in service and returns the error.
+func (l *Live[T]) Reload() (bool, error) {
+	l.reload.Lock()
+	defer l.reload.Unlock()
+	if l.closed.Load() {
+		return false, fmt.Errorf("%w: live %s", ErrClosed, l.path)
+	}
+	cur := l.cur.Load()
+	info, err := os.Stat(l.path)
+	if err != nil {
+		return false, fmt.Errorf("mmapstore: live: %w", err)
+	}
+	if os.SameFile(info, cur.info) && info.Size() == cur.info.Size() && info.ModTime().Equal(cur.info.ModTime()) {
+		return false, nil
+	}
+	next, err := l.load()
+	if err != nil {
+		return false, err
+	}
+	l.swap(next)
+	return true, nil
+}
+
+func (l *Live[T]) swap(next *Lease[T]) {
+	if old := l.cur.Swap(next); old != nil {
+		old.Release() // drop the "current" reference
+	}
+}
+
+// Watch calls Reload every interval until ctx is done, passing errors (a
+// half-copied or foreign file put at the path by hand, say) to onError, which
+// may be nil. The filter in service stays until a good file replaces it.
+func (l *Live[T]) Watch(ctx context.Context, interval time.Duration, onError func(error)) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := l.Reload(); err != nil {
+				if errors.Is(err, ErrClosed) {
+					return
+				}
+				if onError != nil {
+					onError(err)
+				}
+			}
+		}
+	}
+}
+
+// Close stops serving; the current filter is closed once its leases are
+// released.
+func (l *Live[T]) Close() error {
+	l.reload.Lock()
+	defer l.reload.Unlock()
+	if l.closed.Swap(true) {
+		return fmt.Errorf("%w: live %s", ErrClosed, l.path)
+	}
+	l.swap(nil)
+	return nil
+}
