@@ -3,6 +3,7 @@ package standard
 import (
 	"fmt"
 
+	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
@@ -11,7 +12,7 @@ import (
 // error here. Adds go straight to the mapped file; Sync makes them durable
 // and Close seals the file with its checksum.
 func Create(path string, n uint64, p float64, opts ...Option) (*Filter, error) {
-	return create(mmapstore.Create, path, n, p, opts)
+	return create(path, n, p, opts, false)
 }
 
 // CreateTemp makes a file-backed filter that will replace the file at path
@@ -19,20 +20,20 @@ func Create(path string, n uint64, p float64, opts ...Option) (*Filter, error) {
 // and Publish moves it over path atomically. Close without Publish discards
 // it.
 func CreateTemp(path string, n uint64, p float64, opts ...Option) (*Filter, error) {
-	return create(mmapstore.CreateTemp, path, n, p, opts)
+	return create(path, n, p, opts, true)
 }
 
-func create(mk func(string, mmapstore.Header) (*mmapstore.File, error), path string, n uint64, p float64, opts []Option) (*Filter, error) {
+func create(path string, n uint64, p float64, opts []Option, temp bool) (*Filter, error) {
 	g, err := geometryFor(n, p, configure(opts))
 	if err != nil {
 		return nil, fmt.Errorf("standard: %w", err)
 	}
 	f := &Filter{geom: g}
-	mf, err := mk(path, f.header())
+	mf, err := filebacked.Create(path, f.header(), temp)
 	if err != nil {
 		return nil, fmt.Errorf("standard: %w", err)
 	}
-	f.file, f.words = mf, mf.Words()
+	f.attach(mf)
 	return f, nil
 }
 
@@ -49,91 +50,39 @@ func Open(path string) (*Filter, error) { return open(path, false) }
 func OpenReadOnly(path string) (*Filter, error) { return open(path, true) }
 
 func open(path string, readOnly bool) (*Filter, error) {
-	openFile := mmapstore.Open
-	if readOnly {
-		openFile = mmapstore.OpenReadOnly
-	}
-	mf, err := openFile(path, mmapstore.Standard)
+	mf, err := filebacked.Open(path, mmapstore.Standard, readOnly)
 	if err != nil {
 		return nil, fmt.Errorf("standard: %w", err)
 	}
 	h := mf.Header()
-	f := &Filter{words: mf.Words(), geom: geometryOf(h), file: mf, readOnly: readOnly}
+	f := &Filter{geom: geometryOf(h), readOnly: readOnly}
 	f.added.Store(h.Count)
+	f.attach(mf)
 	return f, nil
 }
 
-// Path returns the file behind the filter, or "" for an in-memory filter.
-func (f *Filter) Path() string {
-	if f.file == nil {
-		return ""
-	}
-	return f.file.Path()
-}
-
-// Sync makes every Add completed before it durable in the file. It costs the
-// pages changed since the last Sync. It does nothing for in-memory and
-// read-only filters.
-func (f *Filter) Sync() error {
-	if f.file == nil || f.readOnly {
-		return nil
-	}
-	if err := f.file.Sync(f.added.Load()); err != nil {
-		return fmt.Errorf("standard: %w", err)
-	}
-	return nil
+func (f *Filter) attach(mf *mmapstore.File) {
+	f.words = mf.Words()
+	f.Store = filebacked.NewStore(mf, f.added.Load)
 }
 
 // Close releases the file: a writable filter is synced and sealed with its
 // payload checksum first (O(size)). The filter must not be used afterwards.
 // Close does nothing for an in-memory filter.
 func (f *Filter) Close() error {
-	if f.file == nil {
+	if f.File() == nil {
 		return nil
 	}
-	err := f.file.Close(f.added.Load())
 	f.words = nil
-	if err != nil {
-		return fmt.Errorf("standard: %w", err)
-	}
-	return nil
+	return f.CloseFile()
 }
 
 // Publish completes a filter made by CreateTemp: it is sealed, synced and
 // renamed over its target path, so readers of that path see the old filter
 // or the new one, never a partial one. The filter is closed afterwards.
 func (f *Filter) Publish() error {
-	if f.file == nil {
-		return fmt.Errorf("standard: publish: %w: in-memory filter (use WriteFile)", mmapstore.ErrNotTemp)
+	if f.File() != nil {
+		f.words = nil
 	}
-	err := f.file.Publish(f.added.Load())
-	f.words = nil
-	if err != nil {
-		return fmt.Errorf("standard: %w", err)
-	}
-	return nil
-}
-
-// Verify reads the whole file and checks it against its payload checksum:
-// mmapstore.ErrPayloadChecksum on a mismatch, mmapstore.ErrChecksumStale if
-// the file is open for writing or was not closed cleanly. In-memory filters
-// have no stored checksum (ReadFrom verified theirs) and return nil.
-func (f *Filter) Verify() error {
-	if f.file == nil {
-		return nil
-	}
-	if err := f.file.Verify(); err != nil {
-		return fmt.Errorf("standard: %w", err)
-	}
-	return nil
-}
-
-// Prefault reads the whole file into memory so that the first lookups do not
-// wait for the disk; useful right after OpenReadOnly on a server that should
-// be warm before it takes traffic. It does nothing for in-memory filters.
-func (f *Filter) Prefault() error {
-	if f.file == nil {
-		return nil
-	}
-	return f.file.Prefault()
+	return f.PublishFile()
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/bloomkit/bloomkit/internal/bitset"
+	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/bloomkit/bloomkit/internal/sizing"
 	"github.com/bloomkit/bloomkit/mmapstore"
@@ -23,11 +24,11 @@ var _ io.WriterTo = (*Filter)(nil)
 // many goroutines. Sync may run concurrently with them. Union, Intersect,
 // WriteTo and Close must not run concurrently with Add.
 type Filter struct {
-	words    []uint64
-	geom     geometry
-	added    atomic.Uint64
-	file     *mmapstore.File // nil for an in-memory filter
-	readOnly bool
+	words            []uint64
+	geom             geometry
+	added            atomic.Uint64
+	readOnly         bool
+	filebacked.Store // the mapped file; zero for an in-memory filter
 }
 
 // New returns an in-memory filter for n items at false-positive rate p, with
@@ -79,7 +80,7 @@ func (f *Filter) AddString(key string) bool {
 // (bloomkit.Hash): hash once, add to many filters.
 func (f *Filter) AddDigest(d hashing.Digest) bool {
 	if f.readOnly {
-		panic(fmt.Errorf("standard: Add: %w: %s", ErrReadOnly, f.file.Path()))
+		panic(fmt.Errorf("standard: Add: %w: %s", ErrReadOnly, f.Path()))
 	}
 	words, m := f.words, f.geom.m
 	h, isNew := d.H1, false

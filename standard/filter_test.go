@@ -26,9 +26,9 @@ func TestNewRejectsBadArguments(t *testing.T) {
 		{100, math.NaN(), ErrInvalid},
 		{100, math.Inf(1), ErrInvalid},
 		{100, math.Inf(-1), ErrInvalid},
-		{100, 1e-300, ErrInvalid},         // would need k > 64
-		{1 << 62, 1e-12, ErrTooLarge},     // beyond the format
-		{1 << 40, 0.01, ErrTooLarge},      // 1.2 TiB: beyond this machine's memory
+		{100, 1e-300, ErrInvalid},          // would need k > 64
+		{1 << 62, 1e-12, ErrTooLarge},      // beyond the format
+		{1 << 40, 0.01, ErrTooLarge},       // 1.2 TiB: beyond this machine's memory
 		{math.MaxUint64, 0.5, ErrTooLarge}, // m overflows uint64
 	} {
 		f, err := New(c.n, c.p)

@@ -1,0 +1,99 @@
+// Package filebacked is the file plumbing every variant shares: a variant
+// embeds a Store, which gives it Path, Sync, Verify and Prefault, and calls
+// Create, Open, CloseFile and PublishFile from its own constructors and its
+// Close and Publish (which also drop the variant's view of the mapping).
+package filebacked
+
+import (
+	"fmt"
+
+	"github.com/bloomkit/bloomkit/mmapstore"
+)
+
+// Store is the file behind a variant's filter; the zero value is an
+// in-memory filter, for which every method does nothing and returns nil.
+type Store struct {
+	file  *mmapstore.File
+	count func() uint64 // the variant's item count, recorded in the header
+}
+
+// Create makes a new filter file for header h (at path, or beside it under a
+// temporary name when temp is set, for Publish).
+func Create(path string, h mmapstore.Header, temp bool) (*mmapstore.File, error) {
+	if temp {
+		return mmapstore.CreateTemp(path, h)
+	}
+	return mmapstore.Create(path, h)
+}
+
+// Open maps an existing filter file of variant v.
+func Open(path string, v mmapstore.Variant, readOnly bool) (*mmapstore.File, error) {
+	if readOnly {
+		return mmapstore.OpenReadOnly(path, v)
+	}
+	return mmapstore.Open(path, v)
+}
+
+// NewStore wraps an open file; count reports the variant's item count.
+func NewStore(f *mmapstore.File, count func() uint64) Store {
+	return Store{file: f, count: count}
+}
+
+// File returns the mapped file, or nil for an in-memory filter.
+func (s *Store) File() *mmapstore.File { return s.file }
+
+// Path returns the file behind the filter, or "" for an in-memory filter.
+func (s *Store) Path() string {
+	if s.file == nil {
+		return ""
+	}
+	return s.file.Path()
+}
+
+// Sync makes every Add completed before it durable in the file. It costs the
+// pages changed since the last Sync. It does nothing for in-memory and
+// read-only filters.
+func (s *Store) Sync() error {
+	if s.file == nil || s.file.ReadOnly() {
+		return nil
+	}
+	return s.file.Sync(s.count())
+}
+
+// Verify reads the whole file and checks it against its payload checksum:
+// mmapstore.ErrPayloadChecksum on a mismatch, mmapstore.ErrChecksumStale if
+// the file is open for writing or was not closed cleanly. In-memory filters
+// have no stored checksum (reading one from a stream verified it) and
+// return nil.
+func (s *Store) Verify() error {
+	if s.file == nil {
+		return nil
+	}
+	return s.file.Verify()
+}
+
+// Prefault reads the whole file into memory so that the first lookups do not
+// wait for the disk: for a server that should be warm before it takes
+// traffic. It does nothing for in-memory filters.
+func (s *Store) Prefault() error {
+	if s.file == nil {
+		return nil
+	}
+	return s.file.Prefault()
+}
+
+// CloseFile closes the file (sealing it when writable); nil for in-memory.
+func (s *Store) CloseFile() error {
+	if s.file == nil {
+		return nil
+	}
+	return s.file.Close(s.count())
+}
+
+// PublishFile publishes a file made with Create(..., temp = true).
+func (s *Store) PublishFile() error {
+	if s.file == nil {
+		return fmt.Errorf("%w: in-memory filter (use WriteFile)", mmapstore.ErrNotTemp)
+	}
+	return s.file.Publish(s.count())
+}
