@@ -21,7 +21,8 @@ var (
 	// ErrTruncated: the file or stream is shorter than its header says.
 	// Streams wrap io.ErrUnexpectedEOF as well.
 	ErrTruncated = errors.New("mmapstore: truncated filter file")
-	// ErrHeaderChecksum: neither header slot passes its checksum.
+	// ErrHeaderChecksum: the header fails its checksum (slot 0 does, and
+	// slot 1 offers no valid alternative).
 	ErrHeaderChecksum = errors.New("mmapstore: header checksum mismatch")
 	// ErrPayloadChecksum: the payload does not match its recorded checksum.
 	ErrPayloadChecksum = errors.New("mmapstore: payload checksum mismatch")
@@ -30,7 +31,8 @@ var (
 	// is usable; only Verify cannot vouch for it.
 	ErrChecksumStale = errors.New("mmapstore: payload checksum not current")
 	// ErrCorrupt: a header that passes its checksum but describes an
-	// impossible filter (zero or oversized geometry, unknown flags, ...).
+	// impossible filter (zero or oversized geometry, unknown flags, ...), or
+	// a file longer than its header says.
 	ErrCorrupt = errors.New("mmapstore: invalid header")
 	// ErrTooLarge: a filter larger than the format or this machine allows.
 	// It is the same value as each variant's ErrTooLarge.

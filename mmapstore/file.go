@@ -60,9 +60,9 @@ func CreateTemp(target string, h Header) (*File, error) {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, err := createTemp(dir, base, target)
 	if err != nil {
-		return nil, fmt.Errorf("mmapstore: create temporary file for %s: %w", target, err)
+		return nil, err
 	}
 	mf, err := create(f, f.Name(), h)
 	if err != nil {
@@ -143,6 +143,13 @@ func open(path string, want Variant, readOnly bool) (_ *File, err error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("mmapstore: %s: not a regular file", path)
 	}
+	if !readOnly {
+		// Lock before reading the header, so that no other writer can
+		// change it between our read and our first header write.
+		if err := lockExclusive(f); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	size := st.Size()
 	var head [HeaderSize]byte
 	n, err := f.ReadAt(head[:], 0)
@@ -166,9 +173,6 @@ func open(path string, want Variant, readOnly bool) (_ *File, err error) {
 	}
 	mf := &File{f: f, path: path, hdr: h, readOnly: readOnly}
 	if !readOnly {
-		if err := lockExclusive(f); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
 		// A file copied sparsely has holes; writing into a hole of a full
 		// disk through a mapping would fault, so allocate them now.
 		if err := allocate(f, need); err != nil {
@@ -380,6 +384,26 @@ func (f *File) Publish(count uint64) error {
 		os.Remove(f.path)
 	}
 	return errors.Join(err, f.release())
+}
+
+// createTemp makes the temporary file for a build of target, with the mode
+// the target has (0644 for a new target: os.CreateTemp's 0600 would hide a
+// published filter from readers running as other users).
+func createTemp(dir, base, target string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("mmapstore: create temporary file for %s: %w", target, err)
+	}
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(target); err == nil {
+		mode = st.Mode().Perm()
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("mmapstore: %w", err)
+	}
+	return f, nil
 }
 
 // renameDurably moves from over to and syncs the folder that holds both.

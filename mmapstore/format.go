@@ -334,8 +334,8 @@ func (h *Header) Validate() error {
 				return bad("stages exceed %d bytes", uint64(MaxCells/8))
 			}
 		}
-		if !(h.Growth >= 1) || !(h.Tightness > 0 && h.Tightness < 1) {
-			return bad("growth %v (want >= 1), tightening %v (want in (0,1))", h.Growth, h.Tightness)
+		if !(h.Growth >= 1 && h.Growth <= 1e6) || !(h.Tightness > 0 && h.Tightness < 1) {
+			return bad("growth %v (want 1..1e6), tightening %v (want in (0,1))", h.Growth, h.Tightness)
 		}
 		if h.M != total {
 			return bad("m = %d, stages hold %d", h.M, total)
@@ -350,9 +350,9 @@ func (h *Header) Validate() error {
 }
 
 // DecodeHeader picks the current header from the first HeaderSize bytes of a
-// file: the slot with a valid checksum and the highest generation. When no
-// slot is valid it reports the error of slot 0, except that a version or
-// magic problem in either slot takes precedence over a checksum mismatch.
+// file: the slot with a valid checksum and the highest generation. When
+// neither slot is valid it returns slot 0's error (bad magic, version,
+// checksum or geometry), with slot 1's error in the message.
 func DecodeHeader(b []byte) (Header, error) {
 	if len(b) < HeaderSize {
 		if len(b) >= len(Magic) && string(b[:len(Magic)]) != Magic {

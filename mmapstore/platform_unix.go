@@ -5,18 +5,23 @@ package mmapstore
 import (
 	"errors"
 	"os"
+	"unsafe"
 
 	"github.com/edsrzf/mmap-go"
 	"golang.org/x/sys/unix"
 )
 
-// msync writes the dirty pages of part (a page-aligned subslice of the
-// mapping m) to the file and waits for them.
-func msync(_ mmap.MMap, part []byte) error {
+// msync writes the dirty pages of part (a subslice of the mapping m) to the
+// file and waits for them. msync wants a page-aligned start, and the payload
+// offset is page-aligned only where pages are 4 or 8 KiB, so the range is
+// widened down to the page that holds part's first byte.
+func msync(m mmap.MMap, part []byte) error {
 	if len(part) == 0 {
 		return nil
 	}
-	return unix.Msync(part, unix.MS_SYNC)
+	off := int(uintptr(unsafe.Pointer(&part[0])) - uintptr(unsafe.Pointer(&m[0])))
+	start := off &^ (os.Getpagesize() - 1)
+	return unix.Msync(m[start:off+len(part)], unix.MS_SYNC)
 }
 
 // adviseWillNeed asks the kernel to read b ahead; a hint, so errors are moot.

@@ -40,9 +40,11 @@ func hashWords(words []uint64, buf []byte) uint64 {
 	return h.Sum64()
 }
 
-// WriteStream writes h and words as a complete filter file, byte for byte
-// what Create, filling and Close would leave on disk: both header slots hold
-// the same header, with the payload checksum current. words must not change
+// WriteStream writes h and words as a complete filter file, ready to be
+// mapped by Open or read by ReadStream: both header slots hold the same
+// header (generation 1) with the payload checksum current. The payload bytes
+// are those a mapped file of the same filter holds; the header slots differ
+// from a file's only in generation and flags. words must not change
 // while WriteStream runs; if they do, the result is ErrModified.
 func WriteStream(w io.Writer, h Header, words []uint64) (int64, error) {
 	h.Version = CurrentVersion
@@ -88,8 +90,10 @@ func writeAll(w io.Writer, b []byte, total int64) (int64, error) {
 }
 
 // ReadStream reads one filter file from r: the header, which must be of
-// variant want, then the payload, whose checksum is verified when it is
-// current. Memory grows with the bytes actually read, so a header that claims
+// variant want, then the payload. The payload checksum is verified when the
+// header marks it current (every stream WriteStream makes); a copy of a file
+// taken while it was open for writing has no current checksum and is
+// accepted unverified, as Open would accept the file itself. Memory grows with the bytes actually read, so a header that claims
 // a huge payload on a short stream costs nothing; a short stream is
 // ErrTruncated and io.ErrUnexpectedEOF. It reads nothing past the payload.
 func ReadStream(r io.Reader, want Variant) (Header, []uint64, error) {
@@ -142,9 +146,9 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, err := createTemp(dir, base, path)
 	if err != nil {
-		return fmt.Errorf("mmapstore: create temporary file for %s: %w", path, err)
+		return err
 	}
 	defer func() {
 		if err != nil {

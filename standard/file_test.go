@@ -258,3 +258,21 @@ func TestPublishReplacesAtomically(t *testing.T) {
 	require.Len(t, entries, 1)
 	require.ErrorIs(t, old.Publish(), mmapstore.ErrNotTemp)
 }
+
+func TestPublishedFileIsReadableByOthers(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mode.bloom")
+	f, _ := New(10, 0.01)
+	require.NoError(t, f.WriteFile(path))
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o644), st.Mode().Perm())
+	// A rebuild keeps the mode the operator gave the file.
+	require.NoError(t, os.Chmod(path, 0o640))
+	b, err := CreateTemp(path, 10, 0.01)
+	require.NoError(t, err)
+	require.NoError(t, b.Publish())
+	st, err = os.Stat(path)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o640), st.Mode().Perm())
+}

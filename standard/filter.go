@@ -236,8 +236,9 @@ func (f *Filter) WriteFile(path string) error {
 }
 
 // ReadFrom reads a filter written by WriteTo (or a filter file) into memory.
-// Sizes are checked before memory is allocated and the payload checksum is
-// verified; errors are those of mmapstore.ReadStream.
+// Sizes are checked before memory is allocated, and the payload checksum is
+// verified when current (always, for streams WriteTo made); errors are those
+// of mmapstore.ReadStream.
 func ReadFrom(r io.Reader) (*Filter, error) {
 	h, words, err := mmapstore.ReadStream(r, mmapstore.Standard)
 	if err != nil {

@@ -63,8 +63,7 @@ func (s *Store) Sync() error {
 // Verify reads the whole file and checks it against its payload checksum:
 // mmapstore.ErrPayloadChecksum on a mismatch, mmapstore.ErrChecksumStale if
 // the file is open for writing or was not closed cleanly. In-memory filters
-// have no stored checksum (reading one from a stream verified it) and
-// return nil.
+// have no stored checksum (ReadFrom verified a current one) and return nil.
 func (s *Store) Verify() error {
 	if s.file == nil {
 		return nil
