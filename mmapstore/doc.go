@@ -1,0 +1,37 @@
+// Package mmapstore is the file format and the memory mapping shared by every
+// bloomkit variant: a prebuilt filter file of many gigabytes is mapped at
+// startup in O(1), shared through the page cache by every process that maps
+// it, and replaced atomically by a new build.
+//
+// The format (docs/file-format.md) is two checksummed header slots followed by
+// a page-aligned little-endian payload of 64-bit words. Writers alternate
+// slots with a generation number, so a crash while a header is written leaves
+// the previous header intact. Readers validate everything that is O(1) to
+// check (magic, version, variant, geometry, sizes against the file length,
+// header checksum) before they map, and return typed errors (ErrBadMagic,
+// ErrVersion, ErrVariant, ErrTruncated, ErrHeaderChecksum, ErrCorrupt; a
+// missing file wraps fs.ErrNotExist). The payload checksum is O(size) and
+// checked only by Verify and by stream readers.
+//
+// Variants use File through their own Create, Open and OpenReadOnly; users
+// mostly meet this package through Live, which serves a path through
+// rebuilds, and through the errors.
+//
+// # Durability
+//
+// Create allocates the file's blocks before mapping it, so a full disk is an
+// error from Create rather than a SIGBUS later. Sync msyncs the payload, then
+// writes a new header. Close and Publish also checksum the payload and mark
+// it current. Publish and WriteFileAtomic build in a temporary file in the
+// target's folder, fsync it, rename it over the target and fsync the folder.
+//
+// # Caveats
+//
+//   - Mapping needs a little-endian CPU (ErrPlatform elsewhere); streams work
+//     everywhere.
+//   - A mapped file that another process truncates faults its readers
+//     (SIGBUS): replace filter files by rename (Publish), never in place.
+//   - One writer process per file, enforced with flock on Unix only.
+//   - A build interrupted by a crash leaves its temporary file (".NAME.tmp-*"
+//     beside the target); the target itself is never harmed.
+package mmapstore
