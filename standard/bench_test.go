@@ -72,21 +72,38 @@ func benchFilter(b *testing.B, s benchSize) *Filter {
 	return f
 }
 
+// BenchmarkAdd measures adding keys that are new (op=new: the filter is
+// cleared, untimed, each time it reaches capacity) and keys already present
+// (op=present: no bit changes, no page is dirtied).
 func BenchmarkAdd(b *testing.B) {
 	keys := benchKeyData()
 	for _, s := range benchSizes {
-		b.Run("size="+s.name, func(b *testing.B) {
-			f, err := New(s.n, 0.01)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				f.Add(keys[i&(benchKeys-1)])
-				i++
-			}
-		})
+		for _, op := range []string{"new", "present"} {
+			b.Run(fmt.Sprintf("size=%s/op=%s", s.name, op), func(b *testing.B) {
+				f := benchFilter(b, s)
+				if op == "new" {
+					var err error
+					if f, err = New(s.n, 0.01); err != nil {
+						b.Fatal(err)
+					}
+				}
+				distinct := min(s.n, benchKeys)
+				b.ReportAllocs()
+				i := uint64(0)
+				for b.Loop() {
+					if i == distinct {
+						i = 0
+						if op == "new" {
+							b.StopTimer()
+							clear(f.words)
+							b.StartTimer()
+						}
+					}
+					f.Add(keys[i])
+					i++
+				}
+			})
+		}
 	}
 }
 

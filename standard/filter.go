@@ -65,6 +65,8 @@ func newInMemory(g geometry) (*Filter, error) {
 // Add adds key and reports whether it was new: true when at least one of its
 // bits was unset, so a dedup check and insert is one call. A false answer
 // means the key was added before, or is a false positive of the filter.
+// Two goroutines that add the same key at the same moment may both be told
+// it is new: dedup across goroutines needs the key routed to one of them.
 //
 // Add on a filter opened with OpenReadOnly is a programming error: it panics
 // with an error wrapping ErrReadOnly (it never writes to the read-only

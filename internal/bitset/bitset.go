@@ -10,14 +10,19 @@ import (
 	"sync/atomic"
 )
 
-// Set sets bit i and reports whether it was already set.
+// Set sets bit i and reports whether it was already set, as seen by the load
+// before the write. The write is a plain atomic OR (LOCK OR on amd64, no
+// compare-and-swap loop): the old value it could return would not make Add
+// any more exact, since a key's k bits live in k words and two goroutines
+// adding the same key can each find a different one of them clear.
 func Set(words []uint64, i uint64) (wasSet bool) {
 	w := &words[i>>6]
 	mask := uint64(1) << (i & 63)
 	if atomic.LoadUint64(w)&mask != 0 {
 		return true
 	}
-	return atomic.OrUint64(w, mask)&mask != 0
+	atomic.OrUint64(w, mask)
+	return false
 }
 
 // Test reports whether bit i is set.

@@ -1,0 +1,108 @@
+// Command bloomkit works with bloomkit filter files from the shell.
+//
+// Usage:
+//
+//	bloomkit <command> [flags] [arguments]
+//
+// Run "bloomkit help" for the commands and "bloomkit <command> -h" for the
+// flags of one. Errors print one line naming the problem and exit with
+// status 2.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// command is one subcommand: its flags are defined by setup on fs, and run
+// gets the arguments left after the flags.
+type command struct {
+	summary string
+	usage   string // arguments after the flags
+	setup   func(fs *flag.FlagSet) func(args []string) error
+}
+
+var commands = map[string]command{
+	"demo": {
+		summary: "build, map and measure a filter of generated keys (no input needed)",
+		setup:   demoCommand,
+	},
+}
+
+// exitError carries an exit status other than 2.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			if c, ok := commands[args[1]]; ok {
+				fs := newFlagSet(args[1], c, stderr)
+				c.setup(fs)
+				fs.SetOutput(stdout)
+				fs.Usage()
+				return 0
+			}
+		}
+		if len(args) == 0 {
+			usage(stderr) // a missing command is an error
+			return 2
+		}
+		usage(stdout)
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "bloomkit: unknown command %q (see 'bloomkit help')\n", args[0])
+		return 2
+	}
+	fs := newFlagSet(args[0], c, stderr)
+	exec := c.setup(fs)
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2 // the flag package printed the problem and the usage
+	}
+	if err := exec(fs.Args()); err != nil {
+		var e exitError
+		if errors.As(err, &e) {
+			return e.code
+		}
+		fmt.Fprintf(stderr, "bloomkit %s: %v\n", args[0], err)
+		return 2
+	}
+	return 0
+}
+
+func newFlagSet(name string, c command, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: bloomkit %s [flags] %s\n\n%s\n\nflags:\n", name, c.usage, c.summary)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "bloomkit: Bloom filters in memory-mapped files\n\nusage: bloomkit <command> [flags] [arguments]\n\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'bloomkit help <command>' or 'bloomkit <command> -h' for its flags.")
+}
