@@ -406,6 +406,40 @@ func createTemp(dir, base, target string) (*os.File, error) {
 	return f, nil
 }
 
+// ReadHeader reads and validates the header of the filter file at path
+// without mapping it: for tools that must learn a file's variant before they
+// open it. It checks the file's length against the header as Open does.
+func ReadHeader(path string) (Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Header{}, fmt.Errorf("mmapstore: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return Header{}, fmt.Errorf("mmapstore: %w", err)
+	}
+	var head [HeaderSize]byte
+	n, err := f.ReadAt(head[:], 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return Header{}, fmt.Errorf("mmapstore: read header of %s: %w", path, err)
+	}
+	h, err := DecodeHeader(head[:n])
+	if err != nil {
+		return Header{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if need := int64(HeaderSize + h.PayloadLen); st.Size() < need {
+		return Header{}, fmt.Errorf("%w: %s is %d bytes, its header needs %d", ErrTruncated, path, st.Size(), need)
+	}
+	return h, nil
+}
+
+// Replace moves the finished filter file from over to (in the same folder)
+// and syncs the folder: the last step of an atomic publish, for builders
+// that make their file some other way than CreateTemp (a copy to merge into,
+// say). from must already be closed and synced.
+func Replace(from, to string) error { return renameDurably(from, to) }
+
 // renameDurably moves from over to and syncs the folder that holds both.
 func renameDurably(from, to string) error {
 	if err := os.Rename(from, to); err != nil {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"math"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -133,4 +135,22 @@ type changingWriter struct{ words []uint64 }
 func (w changingWriter) Write(p []byte) (int, error) {
 	w.words[0]++
 	return len(p), nil
+}
+
+func TestReadHeader(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/f.bloom"
+	f, err := Create(path, testHeader())
+	require.NoError(t, err)
+	require.NoError(t, f.Close(7))
+	h, err := ReadHeader(path)
+	require.NoError(t, err)
+	require.Equal(t, Standard, h.Variant)
+	require.EqualValues(t, 7, h.Count)
+	require.True(t, h.ChecksumCurrent())
+	_, err = ReadHeader(dir + "/missing")
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	require.NoError(t, os.Truncate(path, HeaderSize+8))
+	_, err = ReadHeader(path)
+	require.ErrorIs(t, err, ErrTruncated)
 }

@@ -26,6 +26,8 @@ type command struct {
 	setup   func(fs *flag.FlagSet) func(args []string) error
 }
 
+// Commands are registered by the files that define them (init functions).
+
 var commands = map[string]command{
 	"demo": {
 		summary: "build, map and measure a filter of generated keys (no input needed)",
@@ -67,11 +69,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fs := newFlagSet(args[0], c, stderr)
 	exec := c.setup(fs)
+	fs.SetOutput(io.Discard) // a flag error is reported below, in one line
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
 			return 0
 		}
-		return 2 // the flag package printed the problem and the usage
+		fmt.Fprintf(stderr, "bloomkit %s: %v (see 'bloomkit %s -h')\n", args[0], err, args[0])
+		return 2
 	}
 	if err := exec(fs.Args()); err != nil {
 		var e exitError

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,41 +15,86 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// bloomkitBinary builds the command once per test run: the tests run the
-// real binary, as a user would.
-func bloomkitBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "bloomkit")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	return bin
+var bloomkitBin string // the built command, shared by every test
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "bloomkit-cli-test-")
+	if err != nil {
+		panic(err)
+	}
+	bloomkitBin = filepath.Join(dir, "bloomkit")
+	if out, err := exec.Command("go", "build", "-o", bloomkitBin, ".").CombinedOutput(); err != nil {
+		panic(fmt.Sprintf("build: %v\n%s", err, out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
-func runBinary(t *testing.T, bin string, args ...string) (stdout, stderr string, code int) {
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// bk runs the binary in dir with stdin.
+func bk(t *testing.T, dir, stdin string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(bloomkitBin, args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
+	r := result{stdout: o.String(), stderr: e.String()}
 	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
+		r.code = ee.ExitCode()
 	} else {
 		require.NoError(t, err)
 	}
-	return o.String(), e.String(), code
+	return r
+}
+
+// ok asserts exit 0 and returns stdout.
+func (r result) ok(t *testing.T) string {
+	t.Helper()
+	require.Zero(t, r.code, "stderr: %s", r.stderr)
+	return r.stdout
+}
+
+// fails asserts exit 2 with one line on stderr that mentions each of want.
+func (r result) fails(t *testing.T, want ...string) {
+	t.Helper()
+	require.Equal(t, 2, r.code, "stdout: %s stderr: %s", r.stdout, r.stderr)
+	line := strings.TrimRight(r.stderr, "\n")
+	require.NotContains(t, line, "\n", "one line, got %q", r.stderr)
+	require.NotContains(t, line, "goroutine", "no stack trace")
+	for _, w := range want {
+		require.Contains(t, line, w)
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+}
+
+func keyLines(prefix string, n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "%s%d\n", prefix, i)
+	}
+	return b.String()
 }
 
 func TestDemo(t *testing.T) {
-	bin := bloomkitBinary(t)
 	dir := t.TempDir()
-	out, errOut, code := runBinary(t, bin, "demo", "-n", "200000", "-p", "0.01", "-trials", "400000", "-dir", dir)
-	require.Zero(t, code, "stderr: %s", errOut)
+	out := bk(t, dir, "", "demo", "-n", "200000", "-p", "0.01", "-trials", "400000", "-dir", dir).ok(t)
 	require.Contains(t, out, "false negatives  0 of 200000")
 	require.Contains(t, out, "verify checksum")
 	m := regexp.MustCompile(`false positives  (\d+) of 400000`).FindStringSubmatch(out)
 	require.NotNil(t, m, out)
 	fp, _ := strconv.Atoi(m[1])
-	// Formula: 4000 expected, sd 63; the demo's keys are fixed, so this is
+	// Formula: 4000 expected, sd 63; the keys are fixed, so this is
 	// deterministic, and 1.1 x target is 6 sd away.
 	require.Less(t, fp, 4400, out)
 	require.Greater(t, fp, 3600, out)
@@ -55,29 +102,187 @@ func TestDemo(t *testing.T) {
 	require.NoError(t, err, "-dir keeps the file")
 }
 
-func TestErrorsExitTwoWithOneLine(t *testing.T) {
-	bin := bloomkitBinary(t)
-	for _, args := range [][]string{
-		{"demo", "-p", "2"},
-		{"demo", "-p", "NaN"},
-		{"demo", "-n", "0"},
-		{"demo", "-n", "abc"},
-		{"demo", "extra"},
-		{"nosuchcommand"},
-		{},
-	} {
-		_, errOut, code := runBinary(t, bin, args...)
-		require.Equal(t, 2, code, "%q: %s", args, errOut)
-		require.NotEmpty(t, errOut, "%q", args)
-		require.NotContains(t, errOut, "goroutine", "%q: no stack trace", args)
-		require.NotContains(t, errOut, "panic", "%q", args)
+func TestCreateAddTestInfoVerify(t *testing.T) {
+	dir := t.TempDir()
+	bk(t, dir, "", "create", "-n", "1e4", "-p", "0.001", "f.bloom").ok(t)
+	// Keys from a plain file, a gzip file (CRLF, blank lines) and stdin.
+	writeFile(t, filepath.Join(dir, "a.txt"), keyLines("a", 3000))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(strings.ReplaceAll(keyLines("b", 3000), "\n", "\r\n") + "\r\n\n"))
+	zw.Close()
+	writeFile(t, filepath.Join(dir, "b.txt.gz"), gz.String())
+	out := bk(t, dir, "", "add", "f.bloom", "a.txt", "b.txt.gz").ok(t)
+	m := regexp.MustCompile(`^6000 keys read, (\d+) new\n$`).FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	fresh, _ := strconv.Atoi(m[1])
+	require.GreaterOrEqual(t, fresh, 5990, "at most a few false positives at insert (p = 0.001)")
+	out = bk(t, dir, keyLines("c", 100), "add", "f.bloom").ok(t)
+	require.Regexp(t, `^100 keys read, \d+ new\n$`, out)
+
+	out = bk(t, dir, "", "test", "f.bloom", "a1", "b2999", "c99", "zzz").ok(t)
+	require.Equal(t, "a1\tpresent\nb2999\tpresent\nc99\tpresent\nzzz\tabsent\n", out)
+	require.Equal(t, "zzz\tabsent\n", bk(t, dir, "", "test", "-absent", "f.bloom", "a1", "zzz").ok(t))
+	require.Equal(t, "a1\tpresent\n", bk(t, dir, "", "test", "-present", "f.bloom", "a1", "zzz").ok(t))
+	r := bk(t, dir, "nope\nnever\n", "test", "f.bloom")
+	require.Equal(t, 1, r.code, "none present: exit 1, like grep")
+	require.Equal(t, "nope\tabsent\nnever\tabsent\n", r.stdout)
+	require.Equal(t, 0, bk(t, dir, "x\na5\n", "test", "-q", "f.bloom").code)
+
+	info := bk(t, dir, "", "info", "f.bloom").ok(t)
+	for _, want := range []string{"variant        standard", "k = 10", "capacity       10000 keys at target p = 0.001",
+		"checksum       current", "size on disk   "} {
+		require.Contains(t, info, want)
 	}
-	_, errOut, _ := runBinary(t, bin, "demo", "-p", "2")
-	require.Equal(t, 1, strings.Count(strings.TrimSpace(errOut), "\n")+1, "one line: %q", errOut)
-	out, _, code := runBinary(t, bin, "help")
-	require.Zero(t, code)
-	require.Contains(t, out, "demo")
-	_, errOut, code = runBinary(t, bin, "demo", "-h")
-	require.Zero(t, code)
-	require.Contains(t, errOut, "-trials")
+	require.Regexp(t, `added          6\d\d\d \(estimated from the fill: 6\d\d\d\)`, info)
+	require.Equal(t, "f.bloom: ok\n", bk(t, dir, "", "verify", "f.bloom").ok(t))
+
+	// A flipped payload bit: verify fails, naming the file.
+	b, _ := os.ReadFile(filepath.Join(dir, "f.bloom"))
+	b[9000] ^= 1
+	writeFile(t, filepath.Join(dir, "bad.bloom"), string(b))
+	bk(t, dir, "", "verify", "bad.bloom").fails(t, "bad.bloom", "payload checksum mismatch")
+}
+
+func TestBuildPublishesAtomically(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "keys.txt"), keyLines("k", 5000))
+	out := bk(t, dir, "", "build", "-p", "0.01", "-o", "w.bloom", "keys.txt").ok(t)
+	require.Contains(t, out, "capacity 5000", "-n counted from the input")
+	out = bk(t, dir, keyLines("s", 700), "build", "-o", "s.bloom").ok(t)
+	require.Contains(t, out, "capacity 700", "stdin counted too")
+	require.Equal(t, 0, bk(t, dir, "", "test", "-q", "s.bloom", "s699").code)
+	// Rebuild over an existing file; a failed build leaves it untouched.
+	bk(t, dir, "", "build", "-n", "100", "-o", "w.bloom", "missing.txt").fails(t, "missing.txt")
+	require.Equal(t, 0, bk(t, dir, "", "test", "-q", "w.bloom", "k4999").code)
+	entries, _ := os.ReadDir(dir)
+	require.Len(t, entries, 3, "no temporary files left: %v", entries)
+	bk(t, dir, "", "build", "-n", "100", "-o", "w.bloom", "-variant", "bogus", "keys.txt").fails(t, "bogus")
+	bk(t, dir, "", "build", "keys.txt").fails(t, "-o")
+	bk(t, dir, "", "build", "-o", "e.bloom").fails(t, "no keys")
+}
+
+func TestUnion(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.txt"), keyLines("a", 1000))
+	writeFile(t, filepath.Join(dir, "b.txt"), keyLines("b", 1000))
+	bk(t, dir, "", "build", "-n", "5000", "-o", "a.bloom", "a.txt").ok(t)
+	bk(t, dir, "", "build", "-n", "5000", "-o", "b.bloom", "b.txt").ok(t)
+	bk(t, dir, "", "union", "-o", "u.bloom", "a.bloom", "b.bloom").ok(t)
+	require.Equal(t, "a999\tpresent\nb0\tpresent\n", bk(t, dir, "", "test", "u.bloom", "a999", "b0").ok(t))
+	require.Equal(t, "u.bloom: ok\n", bk(t, dir, "", "verify", "u.bloom").ok(t))
+	require.Equal(t, 1, bk(t, dir, "", "test", "-q", "a.bloom", "b0").code, "inputs unchanged")
+
+	bk(t, dir, "", "build", "-n", "9000", "-o", "c.bloom", "a.txt").ok(t)
+	bk(t, dir, "", "union", "-o", "x.bloom", "a.bloom", "c.bloom").fails(t, "c.bloom", "equal geometry")
+	bk(t, dir, "", "union", "-o", "x.bloom", "a.bloom").fails(t, "two")
+	_, err := os.Stat(filepath.Join(dir, "x.bloom"))
+	require.ErrorIs(t, err, os.ErrNotExist)
+}
+
+func TestDedupKeepsStateAcrossRuns(t *testing.T) {
+	dir := t.TempDir()
+	out := bk(t, dir, "x\ny\nx\r\n\nz\ny\n", "dedup", "-state", "seen.bloom", "-n", "1000").ok(t)
+	require.Equal(t, "x\ny\nz\n", out)
+	out = bk(t, dir, "z\nw\nx\n", "dedup", "-state", "seen.bloom").ok(t)
+	require.Equal(t, "w\n", out, "lines seen in the earlier run are dropped")
+	out = bk(t, dir, "q\nq\n", "dedup").ok(t)
+	require.Equal(t, "q\n", out, "without state")
+}
+
+func TestRemoveNeedsCountingFilter(t *testing.T) {
+	dir := t.TempDir()
+	bk(t, dir, "", "create", "-n", "100", "s.bloom").ok(t)
+	bk(t, dir, "", "remove", "s.bloom", "k").fails(t, "s.bloom", "only counting filters")
+}
+
+func TestCommonIsExact(t *testing.T) {
+	dir := t.TempDir()
+	var a, b strings.Builder
+	want := map[string]bool{}
+	inA := map[string]bool{}
+	for i := 0; i < 20000; i++ {
+		x := fmt.Sprintf("line-%d", (i*7919)%30011)
+		a.WriteString(x + "\n")
+		inA[x] = true
+	}
+	var order []string
+	for i := 0; i < 20000; i++ {
+		x := fmt.Sprintf("line-%d", (i*104729+13)%30011)
+		b.WriteString(x + "\n")
+		if inA[x] {
+			order = append(order, x)
+			want[x] = true
+		}
+	}
+	writeFile(t, filepath.Join(dir, "a.txt"), a.String())
+	writeFile(t, filepath.Join(dir, "b.txt"), b.String())
+	// 1 MiB forces several verification buckets.
+	for _, mem := range []string{"1MiB", "64MB"} {
+		out := bk(t, dir, "", "common", "-mem", mem, "a.txt", "b.txt").ok(t)
+		got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		require.Equal(t, order, got, "-mem %s: the lines of B in A, in B's order", mem)
+	}
+	writeFile(t, filepath.Join(dir, "empty"), "")
+	require.Equal(t, "", bk(t, dir, "", "common", "a.txt", "empty").ok(t))
+	bk(t, dir, "", "common", "-mem", "10", "a.txt", "b.txt").fails(t, "-mem")
+	bk(t, dir, "", "common", "-mem", "lots", "a.txt", "b.txt").fails(t)
+	bk(t, dir, "", "common", "a.txt").fails(t, "two files")
+}
+
+func TestBench(t *testing.T) {
+	out := bk(t, t.TempDir(), "", "bench", "-n", "20000", "-trials", "20000").ok(t)
+	require.Contains(t, out, "standard")
+	require.Contains(t, out, "bits/key")
+}
+
+// TestErrorPaths: every bad input is one line on stderr, exit 2.
+func TestErrorPaths(t *testing.T) {
+	dir := t.TempDir()
+	bk(t, dir, "", "create", "-n", "1000", "good.bloom").ok(t)
+	good, _ := os.ReadFile(filepath.Join(dir, "good.bloom"))
+	writeFile(t, filepath.Join(dir, "trunc.bloom"), string(good[:len(good)-10]))
+	writeFile(t, filepath.Join(dir, "foreign.bloom"), "this is not a filter file, just some text long enough")
+	hdr := bytes.Clone(good)
+	hdr[40] ^= 1
+	hdr[4096+40] ^= 1
+	writeFile(t, filepath.Join(dir, "hdr.bloom"), string(hdr))
+	writeFile(t, filepath.Join(dir, "long.txt"), strings.Repeat("x", 100)+"\n")
+
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"test", "missing.bloom", "k"}, []string{"missing.bloom", "no such file"}},
+		{[]string{"test", "trunc.bloom", "k"}, []string{"trunc.bloom", "truncated"}},
+		{[]string{"info", "foreign.bloom"}, []string{"foreign.bloom", "not a bloomkit filter"}},
+		{[]string{"verify", "hdr.bloom"}, []string{"hdr.bloom", "checksum"}},
+		{[]string{"add", "hdr.bloom"}, []string{"hdr.bloom", "checksum"}},
+		{[]string{"add", "-max-line", "10", "good.bloom", "long.txt"}, []string{"long.txt:1", "longer than 10"}},
+		{[]string{"create", "-p", "1.5", "x.bloom"}, []string{"-p"}},
+		{[]string{"create", "-p", "NaN", "x.bloom"}, []string{"-p"}},
+		{[]string{"create", "-n", "0", "x.bloom"}, []string{"-n"}},
+		{[]string{"create", "-n", "lots", "x.bloom"}, []string{"-n"}},
+		{[]string{"create", "-n", "1e30", "x.bloom"}, []string{"-n"}},
+		{[]string{"create", "-n", "1e18", "x.bloom"}, []string{"too large"}},
+		{[]string{"create", "good.bloom"}, []string{"good.bloom", "exists"}},
+		{[]string{"create", "-variant", "nope", "x.bloom"}, []string{"nope"}},
+		{[]string{"create"}, []string{"FILE"}},
+		{[]string{"info"}, []string{"FILE"}},
+		{[]string{"test"}, []string{"FILE"}},
+		{[]string{"test", "-present", "-absent", "good.bloom", "k"}, []string{"exclude"}},
+		{[]string{"frobnicate"}, []string{"unknown command"}},
+		{[]string{"demo", "extra"}, []string{"unexpected"}},
+		{[]string{"bench", "-p", "2"}, []string{"-p"}},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			bk(t, dir, "", c.args...).fails(t, c.want...)
+		})
+	}
+	r := bk(t, dir, "")
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "usage")
+	require.Contains(t, bk(t, dir, "", "help").ok(t), "common")
+	require.Contains(t, bk(t, dir, "", "help", "common").ok(t), "-mem")
+	require.Contains(t, bk(t, dir, "", "add", "-h").ok(t), "-max-line")
 }

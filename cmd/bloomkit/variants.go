@@ -1,0 +1,116 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/bloomkit/bloomkit/mmapstore"
+	"github.com/bloomkit/bloomkit/standard"
+)
+
+// filter is what every variant offers the tool.
+type filter interface {
+	Add(key []byte) bool
+	Contains(key []byte) bool
+	Added() uint64
+	ApproxCount() uint64
+	FillRatio() float64
+	EstimatedFPR() float64
+	Capacity() uint64
+	TargetFPR() float64
+	Bits() uint64
+	K() uint32
+	Bytes() uint64
+	Sync() error
+	Close() error
+	Verify() error
+}
+
+// variant adapts one filter package to the tool.
+type variant struct {
+	name string
+	tag  mmapstore.Variant
+	// new makes an in-memory filter; create a file-backed one (at path, or
+	// beside it for an atomic publish when temp is set).
+	new    func(n uint64, p float64) (filter, error)
+	create func(path string, n uint64, p float64, temp bool) (filter, error)
+	open   func(path string, readOnly bool) (filter, error)
+	// publish completes a filter made by create with temp set.
+	publish func(filter) error
+	// union adds src into dst; both of this variant.
+	union func(dst, src filter) error
+	// remove deletes a key; nil for variants that cannot.
+	remove func(f filter, key []byte) bool
+}
+
+var variants = map[string]*variant{}
+
+func register(v *variant) { variants[v.name] = v }
+
+func variantNames() string {
+	names := make([]string, 0, len(variants))
+	for n := range variants {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, "|")
+}
+
+func variantByName(name string) (*variant, error) {
+	v, ok := variants[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown variant %q (want %s)", name, variantNames())
+	}
+	return v, nil
+}
+
+func variantByTag(tag mmapstore.Variant) (*variant, error) {
+	for _, v := range variants {
+		if v.tag == tag {
+			return v, nil
+		}
+	}
+	return nil, fmt.Errorf("%s filters are not supported by this build", tag)
+}
+
+// openFile opens the filter file at path whatever its variant.
+func openFile(path string, readOnly bool) (filter, *variant, error) {
+	h, err := mmapstore.ReadHeader(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := variantByTag(h.Variant)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	f, err := v.open(path, readOnly)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, v, nil
+}
+
+func init() {
+	register(&variant{
+		name: "standard",
+		tag:  mmapstore.Standard,
+		new: func(n uint64, p float64) (filter, error) {
+			return standard.New(n, p)
+		},
+		create: func(path string, n uint64, p float64, temp bool) (filter, error) {
+			if temp {
+				return standard.CreateTemp(path, n, p)
+			}
+			return standard.Create(path, n, p)
+		},
+		open: func(path string, readOnly bool) (filter, error) {
+			if readOnly {
+				return standard.OpenReadOnly(path)
+			}
+			return standard.Open(path)
+		},
+		publish: func(f filter) error { return f.(*standard.Filter).Publish() },
+		union:   func(dst, src filter) error { return dst.(*standard.Filter).Union(src.(*standard.Filter)) },
+	})
+}
