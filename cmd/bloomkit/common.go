@@ -17,7 +17,7 @@ import (
 
 func init() {
 	commands["common"] = command{
-		summary: "print the lines of B that also occur in A, exactly, for files much larger than memory (like grep -Fxf A B)",
+		summary: "print the lines common to A and B, exactly (those comm -12 prints for the sorted files), for files much larger than memory",
 		usage:   "A B",
 		setup:   commonCommand,
 	}
@@ -31,9 +31,12 @@ func init() {
 //     order to a temporary file (a line of B absent from A is dropped here,
 //     except for the filter's false positives);
 //  3. verify: candidates are split by hash into as many buckets as it takes
-//     for one bucket's exact set to fit in the other half of the budget; for
-//     each bucket, load its candidates, stream A, and mark those A has;
-//  4. print the confirmed candidates in B's order.
+//     for one bucket's exact counts to fit in the other half of the budget;
+//     for each bucket, count its candidates, stream A and count those A
+//     has;
+//  4. print the confirmed candidates in B's order: a line that occurs a
+//     times in A and b times in B is printed min(a, b) times, the lines
+//     comm -12 prints for the sorted files.
 //
 // The answer is exact: the filter only narrows what step 3 checks.
 func commonCommand(fs *flag.FlagSet) func([]string) error {
@@ -106,19 +109,24 @@ func common(pathA, pathB string, budget uint64, tmpDir string, maxLine int, out 
 	}
 
 	// Step 3: exact check, bucket by bucket. A Go map entry costs about the
-	// key's bytes plus 80 bytes of string header, bucket slot and growth.
+	// key's bytes plus 100 bytes of string header, counts, slot and growth.
 	half := budget / 2
-	need := candBytes + 80*nCand
+	need := candBytes + 100*nCand
 	buckets := max(1, (need+half-1)/half)
 	confirmed := make([]uint64, (nCand+63)/64) // bit i: candidate i is in A
 	candSrc := newLineSource([]string{cand.Name()}, maxLine, "common: candidates")
 	candSrc.progress = false
+	type counts struct{ inA, inB, printed uint32 }
 	for bucket := uint64(0); bucket < buckets; bucket++ {
 		inBucket := func(line []byte) bool { return buckets == 1 || xxh3.HashSeed(line, 0x636f6d6d)%buckets == bucket }
-		set := make(map[string]bool)
+		set := make(map[string]*counts)
 		if err := candSrc.each(func(line []byte) error {
 			if inBucket(line) {
-				set[string(line)] = false
+				if c := set[string(line)]; c != nil {
+					c.inB++
+				} else {
+					set[string(line)] = &counts{inB: 1}
+				}
 			}
 			return nil
 		}); err != nil {
@@ -127,18 +135,24 @@ func common(pathA, pathB string, budget uint64, tmpDir string, maxLine int, out 
 		a.label = fmt.Sprintf("common: verifying (%d/%d)", bucket+1, buckets)
 		if err := a.each(func(line []byte) error {
 			if inBucket(line) {
-				if _, ok := set[string(line)]; ok {
-					set[string(line)] = true
+				if c := set[string(line)]; c != nil {
+					c.inA++
 				}
 			}
 			return nil
 		}); err != nil {
 			return err
 		}
+		// A line occurring a times in A and b times in B is common
+		// min(a, b) times, as comm -12 of the sorted files counts it: its
+		// first min(a, b) occurrences in B are confirmed.
 		i := uint64(0)
 		if err := candSrc.each(func(line []byte) error {
-			if inBucket(line) && set[string(line)] {
-				confirmed[i/64] |= 1 << (i % 64)
+			if inBucket(line) {
+				if c := set[string(line)]; c.printed < c.inA {
+					c.printed++
+					confirmed[i/64] |= 1 << (i % 64)
+				}
 			}
 			i++
 			return nil
