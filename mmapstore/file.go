@@ -37,6 +37,15 @@ type File struct {
 	readOnly bool
 	target   string // final path, for files made by CreateTemp
 	closed   bool
+	// grown holds the mappings of stages added by Grow since the file was
+	// opened; data keeps covering what it covered, so slices into it stay
+	// valid while lookups run.
+	grown []grownStage
+}
+
+type grownStage struct {
+	m     mmap.MMap // from the page that holds the stage's first byte
+	bytes []byte    // the stage, inside m
 }
 
 // Create makes a new filter file at path (which must not exist) with the
@@ -224,18 +233,145 @@ func (f *File) Path() string { return f.path }
 // ReadOnly reports whether the file was opened read-only.
 func (f *File) ReadOnly() bool { return f.readOnly }
 
-// Payload returns the mapped payload bytes. Writing to it is allowed only on
-// a writable File; on a read-only one it faults the process.
-func (f *File) Payload() []byte { return f.data[PayloadOffset : PayloadOffset+int(f.hdr.PayloadLen)] }
+// Payload returns the mapped payload bytes as of Open or Create (for a
+// scalable file, stages added since by Grow are not in it: see StageWords).
+// Writing to it is allowed only on a writable File; on a read-only one it
+// faults the process.
+func (f *File) Payload() []byte { return f.data[PayloadOffset:] }
 
-// Words returns the payload as 64-bit words, in place (the format is
-// little-endian and so is every platform that can map it).
-func (f *File) Words() []uint64 {
-	p := f.Payload()
+// parts returns the whole current payload, in file order, as mapped slices.
+func (f *File) parts() [][]byte {
+	parts := [][]byte{f.Payload()}
+	for _, g := range f.grown {
+		parts = append(parts, g.bytes)
+	}
+	return parts
+}
+
+// StageWords returns the words of stage i of a scalable file, in place.
+func (f *File) StageWords(i int) []uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st := f.hdr.Stages[i]
+	n := CellBytes(st.M, 1)
+	if main := uint64(len(f.Payload())); st.Offset+n <= main {
+		return asWords(f.Payload()[st.Offset : st.Offset+n])
+	}
+	return asWords(f.grown[i-(len(f.hdr.Stages)-len(f.grown))].bytes)
+}
+
+func asWords(p []byte) []uint64 {
 	if len(p) == 0 {
 		return nil
 	}
 	return unsafe.Slice((*uint64)(unsafe.Pointer(&p[0])), len(p)/8)
+}
+
+// growFault, when set by a test, fails Grow after the named step, as a
+// crash there would stop it.
+var growFault func(step string) error
+
+// Grow appends stage s to a writable scalable file and returns its words,
+// zero. The order makes growth crash-safe: the file is extended with its
+// blocks allocated and its new length synced, the stage is mapped, and only
+// then does a new header name it. A crash before the header write leaves a
+// file that opens with its previous stages (trailing bytes are allowed for
+// scalable files), and the next Grow reuses the space. s.Offset is set by
+// Grow; stages already mapped stay mapped where they are.
+func (f *File) Grow(s Stage) ([]uint64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.usable(); err != nil {
+		return nil, err
+	}
+	if f.hdr.Variant != Scalable {
+		return nil, fmt.Errorf("%w: Grow on a %s file", ErrVariant, f.hdr.Variant)
+	}
+	h := f.hdr
+	s.Offset = h.PayloadLen
+	h.Stages = append(append([]Stage(nil), h.Stages...), s)
+	h.M += s.M
+	h.PayloadLen += CellBytes(s.M, 1)
+	if len(h.Stages) > MaxStages {
+		return nil, fmt.Errorf("%w: %d stages, at most %d", ErrTooLarge, len(h.Stages), MaxStages)
+	}
+	if err := h.Validate(); err != nil {
+		return nil, err
+	}
+	size := int64(HeaderSize + h.PayloadLen)
+	if err := allocate(f.f, size); err != nil {
+		return nil, fmt.Errorf("mmapstore: grow %s to %d bytes: %w", f.path, size, err)
+	}
+	if err := f.f.Sync(); err != nil {
+		return nil, fmt.Errorf("mmapstore: grow %s: fsync: %w", f.path, err)
+	}
+	if growFault != nil {
+		if err := growFault("allocated"); err != nil {
+			return nil, err
+		}
+	}
+	start := int64(HeaderSize + s.Offset)
+	aligned := start &^ int64(os.Getpagesize()-1)
+	m, err := mmap.MapRegion(f.f, int(size-aligned), mmap.RDWR, 0, aligned)
+	if err != nil {
+		return nil, fmt.Errorf("mmapstore: grow %s: map: %w", f.path, err)
+	}
+	g := grownStage{m: m, bytes: m[start-aligned:]}
+	if growFault != nil {
+		if err := growFault("mapped"); err != nil {
+			m.Unmap()
+			return nil, err
+		}
+	}
+	prev := f.hdr
+	f.hdr = h
+	if err := f.writeHeader(); err != nil {
+		f.hdr = prev
+		m.Unmap()
+		return nil, err
+	}
+	f.grown = append(f.grown, g)
+	return asWords(g.bytes), nil
+}
+
+// SetStageCounts records each stage's item count in the header at the next
+// Sync or Close (scalable files).
+func (f *File) SetStageCounts(counts []uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st := append([]Stage(nil), f.hdr.Stages...)
+	for i := range st {
+		if i < len(counts) {
+			st[i].Count = counts[i]
+		}
+	}
+	f.hdr.Stages = st
+}
+
+// Words returns the payload as 64-bit words, in place (the format is
+// little-endian and so is every platform that can map it).
+func (f *File) Words() []uint64 { return asWords(f.Payload()) }
+
+// syncPayload msyncs every mapped part of the payload. Caller holds f.mu.
+func (f *File) syncPayload() error {
+	if err := msync(f.data, f.data[PayloadOffset:]); err != nil {
+		return fmt.Errorf("mmapstore: sync %s: %w", f.path, err)
+	}
+	for _, g := range f.grown {
+		if err := msync(g.m, g.bytes); err != nil {
+			return fmt.Errorf("mmapstore: sync %s: %w", f.path, err)
+		}
+	}
+	return nil
+}
+
+// payloadSum hashes the payload across its mapped parts. Caller holds f.mu.
+func (f *File) payloadSum() uint64 {
+	h := xxh3.New()
+	for _, p := range f.parts() {
+		h.Write(p)
+	}
+	return h.Sum64()
 }
 
 // Sync makes every write to the payload so far durable, then records count
@@ -248,8 +384,8 @@ func (f *File) Sync(count uint64) error {
 	if err := f.usable(); err != nil {
 		return err
 	}
-	if err := msync(f.data, f.data[PayloadOffset:]); err != nil {
-		return fmt.Errorf("mmapstore: sync %s: %w", f.path, err)
+	if err := f.syncPayload(); err != nil {
+		return err
 	}
 	f.hdr.Count = count
 	return f.writeHeader()
@@ -285,16 +421,15 @@ func (f *File) usable() error {
 // was not closed cleanly, and ErrPayloadChecksum on a mismatch.
 func (f *File) Verify() error {
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	h := f.hdr
-	closed := f.closed
-	f.mu.Unlock()
-	if closed {
+	if f.closed {
 		return fmt.Errorf("%w: %s", ErrClosed, f.path)
 	}
 	if !h.ChecksumCurrent() {
 		return fmt.Errorf("%w: %s", ErrChecksumStale, f.path)
 	}
-	if got := xxh3.Hash(f.Payload()); got != h.PayloadSum {
+	if got := f.payloadSum(); got != h.PayloadSum {
 		return fmt.Errorf("%w: %s: recorded %#016x, computed %#016x", ErrPayloadChecksum, f.path, h.PayloadSum, got)
 	}
 	return nil
@@ -303,11 +438,17 @@ func (f *File) Verify() error {
 // Prefault reads every page of the payload into memory, so that the first
 // lookups after startup do not wait for the disk. It costs O(size).
 func (f *File) Prefault() error {
-	p := f.Payload()
-	adviseWillNeed(p)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return fmt.Errorf("%w: %s", ErrClosed, f.path)
+	}
 	var sink byte
-	for i := 0; i < len(p); i += 4096 {
-		sink += p[i]
+	for _, p := range f.parts() {
+		adviseWillNeed(p)
+		for i := 0; i < len(p); i += 4096 {
+			sink += p[i]
+		}
 	}
 	_ = sink
 	return nil
@@ -334,10 +475,10 @@ func (f *File) Close(count uint64) error {
 }
 
 func (f *File) seal(count uint64) error {
-	if err := msync(f.data, f.data[PayloadOffset:]); err != nil {
-		return fmt.Errorf("mmapstore: sync %s: %w", f.path, err)
+	if err := f.syncPayload(); err != nil {
+		return err
 	}
-	f.hdr.PayloadSum = xxh3.Hash(f.Payload())
+	f.hdr.PayloadSum = f.payloadSum()
 	f.hdr.Flags |= FlagChecksumCurrent
 	f.hdr.Count = count
 	if err := f.writeHeader(); err != nil {
@@ -353,6 +494,10 @@ func (f *File) release() error {
 	f.closed = true
 	err := f.data.Unmap()
 	f.data = nil
+	for _, g := range f.grown {
+		err = errors.Join(err, g.m.Unmap())
+	}
+	f.grown = nil
 	if cerr := f.f.Close(); err == nil {
 		err = cerr
 	}
