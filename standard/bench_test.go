@@ -20,23 +20,21 @@ import (
 
 const benchKeys = 1 << 20
 
-var benchKeyData = sync.OnceValue(func() [][]byte {
+// benchKeySet returns benchKeys 16-byte keys of one key set, laid out
+// contiguously.
+func benchKeySet(set uint64) [][]byte {
 	keys := make([][]byte, benchKeys)
 	flat := make([]byte, 16*benchKeys)
 	for i := range keys {
-		keys[i] = filtertest.Key(flat[16*i:], 1, uint64(i))
+		keys[i] = filtertest.Key(flat[16*i:], set, uint64(i))
 	}
 	return keys
-})
+}
 
-var benchMissData = sync.OnceValue(func() [][]byte {
-	keys := make([][]byte, benchKeys)
-	flat := make([]byte, 16*benchKeys)
-	for i := range keys {
-		keys[i] = filtertest.Key(flat[16*i:], 2, uint64(i))
-	}
-	return keys
-})
+var (
+	benchKeyData  = sync.OnceValue(func() [][]byte { return benchKeySet(1) }) // added
+	benchMissData = sync.OnceValue(func() [][]byte { return benchKeySet(2) }) // never added
+)
 
 type benchSize struct {
 	name string
