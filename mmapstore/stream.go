@@ -32,27 +32,34 @@ func chunkBytes(words []uint64, buf []byte) []byte {
 	return buf[:len(words)*8]
 }
 
-func hashWords(words []uint64, buf []byte) uint64 {
+func hashWords(parts [][]uint64, buf []byte) uint64 {
 	h := xxh3.New()
-	for off := 0; off < len(words); off += chunkWords {
-		h.Write(chunkBytes(words[off:min(off+chunkWords, len(words))], buf))
+	for _, words := range parts {
+		for off := 0; off < len(words); off += chunkWords {
+			h.Write(chunkBytes(words[off:min(off+chunkWords, len(words))], buf))
+		}
 	}
 	return h.Sum64()
 }
 
-// WriteStream writes h and words as a complete filter file, ready to be
+// WriteStream writes h and the payload as a complete filter file, ready to be
 // mapped by Open or read by ReadStream: both header slots hold the same
-// header (generation 1) with the payload checksum current. The payload bytes
-// are those a mapped file of the same filter holds; the header slots differ
-// from a file's only in generation and flags. words must not change
-// while WriteStream runs; if they do, the result is ErrModified.
-func WriteStream(w io.Writer, h Header, words []uint64) (int64, error) {
+// header (generation 1) with the payload checksum current. The payload is the
+// concatenation of parts (one slice, or one per stage of a scalable filter).
+// The payload bytes are those a mapped file of the same filter holds; the
+// header slots differ from a file's only in generation and flags. The words
+// must not change while WriteStream runs; if they do, the result is
+// ErrModified.
+func WriteStream(w io.Writer, h Header, parts ...[]uint64) (int64, error) {
 	h.Version = CurrentVersion
 	h.Hash = hashing.Algorithm
 	h.Generation = 1
-	h.PayloadLen = uint64(len(words)) * 8
+	h.PayloadLen = 0
+	for _, p := range parts {
+		h.PayloadLen += uint64(len(p)) * 8
+	}
 	buf := make([]byte, HeaderSize+chunkWords*8)
-	h.PayloadSum = hashWords(words, buf[HeaderSize:])
+	h.PayloadSum = hashWords(parts, buf[HeaderSize:])
 	h.Flags |= FlagChecksumCurrent
 	if err := h.Validate(); err != nil {
 		return 0, err
@@ -64,11 +71,13 @@ func WriteStream(w io.Writer, h Header, words []uint64) (int64, error) {
 		return total, err
 	}
 	again := xxh3.New()
-	for off := 0; off < len(words); off += chunkWords {
-		b := chunkBytes(words[off:min(off+chunkWords, len(words))], buf[HeaderSize:])
-		again.Write(b)
-		if total, err = writeAll(w, b, total); err != nil {
-			return total, err
+	for _, words := range parts {
+		for off := 0; off < len(words); off += chunkWords {
+			b := chunkBytes(words[off:min(off+chunkWords, len(words))], buf[HeaderSize:])
+			again.Write(b)
+			if total, err = writeAll(w, b, total); err != nil {
+				return total, err
+			}
 		}
 	}
 	if again.Sum64() != h.PayloadSum {
