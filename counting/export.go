@@ -18,8 +18,12 @@ import (
 // The header's item count is the estimate ApproxCount gives, the number of
 // distinct keys. ExportTo allocates the bit array (m/8 bytes) and may run
 // concurrently with Add and Remove: every key whose Add completed before
-// ExportTo began, and that was not removed, is in the export.
+// ExportTo began, and that was not removed, is in the export. After Close it
+// returns mmapstore.ErrClosed.
 func (f *Filter) ExportTo(w io.Writer) (int64, error) {
+	if f.words == nil { // closed: do not export an empty filter in its place
+		return 0, fmt.Errorf("counting: export: %w", mmapstore.ErrClosed)
+	}
 	m := f.geom.m
 	n := mmapstore.CellBytes(m, 1)
 	if err := sizing.CheckMemory(n); err != nil {

@@ -2,6 +2,7 @@ package counting
 
 import (
 	"bytes"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -24,6 +25,8 @@ func TestFileLifecycle(t *testing.T) {
 	require.ErrorIs(t, f.Verify(), mmapstore.ErrChecksumStale, "open for writing")
 	require.NoError(t, f.Close())
 	require.ErrorIs(t, f.Close(), mmapstore.ErrClosed)
+	_, err = f.ExportTo(io.Discard)
+	require.ErrorIs(t, err, mmapstore.ErrClosed, "a closed filter does not export as empty")
 
 	r, err := OpenReadOnly(path)
 	require.NoError(t, err)
