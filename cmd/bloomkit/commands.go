@@ -284,7 +284,7 @@ func infoCommand(fs *flag.FlagSet) func([]string) error {
 		fmt.Printf("file           %s\n", args[0])
 		fmt.Printf("variant        %s\n", v.name)
 		fmt.Printf("format         version %d, hash %d (xxh3-128), seed %d\n", h.Version, h.Hash, h.Seed)
-		fmt.Printf("geometry       m = %d %s, k = %d", f.Bits(), cells, f.K())
+		fmt.Printf("geometry       m = %d %s, k = %d", h.M, cells, f.K())
 		if h.BlockBits > 0 {
 			fmt.Printf(", %d-bit blocks", h.BlockBits)
 		}

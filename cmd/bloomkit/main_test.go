@@ -190,8 +190,16 @@ func TestDedupKeepsStateAcrossRuns(t *testing.T) {
 	require.Equal(t, "q\n", out, "without state")
 }
 
-func TestRemoveNeedsCountingFilter(t *testing.T) {
+func TestRemove(t *testing.T) {
 	dir := t.TempDir()
+	bk(t, dir, "", "create", "-variant", "counting", "-n", "1000", "c.bloom").ok(t)
+	bk(t, dir, "a\nb\nc\n", "add", "c.bloom").ok(t)
+	require.Equal(t, "1 removed, 1 definitely absent (unchanged)\n", bk(t, dir, "", "remove", "c.bloom", "b", "zz").ok(t))
+	require.Equal(t, "a\tpresent\nb\tabsent\n", bk(t, dir, "", "test", "c.bloom", "a", "b").ok(t))
+	require.Equal(t, "2 removed, 0 definitely absent (unchanged)\n", bk(t, dir, "a\nc\n", "remove", "c.bloom").ok(t))
+	require.Equal(t, 1, bk(t, dir, "", "test", "-q", "c.bloom", "a", "b", "c").code)
+	require.Contains(t, bk(t, dir, "", "info", "c.bloom").ok(t), "4-bit counters")
+
 	bk(t, dir, "", "create", "-n", "100", "s.bloom").ok(t)
 	bk(t, dir, "", "remove", "s.bloom", "k").fails(t, "s.bloom", "only counting filters")
 }

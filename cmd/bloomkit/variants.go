@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bloomkit/bloomkit/counting"
 	"github.com/bloomkit/bloomkit/mmapstore"
 	"github.com/bloomkit/bloomkit/standard"
 )
@@ -91,26 +92,39 @@ func openFile(path string, readOnly bool) (filter, *variant, error) {
 	return f, v, nil
 }
 
-func init() {
-	register(&variant{
-		name: "standard",
-		tag:  mmapstore.Standard,
-		new: func(n uint64, p float64) (filter, error) {
-			return standard.New(n, p)
-		},
+// variantOf adapts a filter package, given its functions, to the tool.
+func variantOf[F filter, O any](name string, tag mmapstore.Variant,
+	newF func(uint64, float64, ...O) (F, error),
+	create, createTemp func(string, uint64, float64, ...O) (F, error),
+	open, openReadOnly func(string) (F, error),
+	publish func(F) error, union func(F, F) error) *variant {
+	return &variant{
+		name: name,
+		tag:  tag,
+		new:  func(n uint64, p float64) (filter, error) { return newF(n, p) },
 		create: func(path string, n uint64, p float64, temp bool) (filter, error) {
 			if temp {
-				return standard.CreateTemp(path, n, p)
+				return createTemp(path, n, p)
 			}
-			return standard.Create(path, n, p)
+			return create(path, n, p)
 		},
 		open: func(path string, readOnly bool) (filter, error) {
 			if readOnly {
-				return standard.OpenReadOnly(path)
+				return openReadOnly(path)
 			}
-			return standard.Open(path)
+			return open(path)
 		},
-		publish: func(f filter) error { return f.(*standard.Filter).Publish() },
-		union:   func(dst, src filter) error { return dst.(*standard.Filter).Union(src.(*standard.Filter)) },
-	})
+		publish: func(f filter) error { return publish(f.(F)) },
+		union:   func(dst, src filter) error { return union(dst.(F), src.(F)) },
+	}
+}
+
+func init() {
+	register(variantOf("standard", mmapstore.Standard, standard.New, standard.Create, standard.CreateTemp,
+		standard.Open, standard.OpenReadOnly, (*standard.Filter).Publish, (*standard.Filter).Union))
+
+	c := variantOf("counting", mmapstore.Counting, counting.New, counting.Create, counting.CreateTemp,
+		counting.Open, counting.OpenReadOnly, (*counting.Filter).Publish, (*counting.Filter).Union)
+	c.remove = func(f filter, key []byte) bool { return f.(*counting.Filter).Remove(key) }
+	register(c)
 }
