@@ -1,0 +1,40 @@
+package benchmarks
+
+import (
+	"io"
+
+	"github.com/bloomkit/bloomkit/standard"
+)
+
+type standardFilter struct{ f *standard.Filter }
+
+func (s standardFilter) Add(key []byte)              { s.f.Add(key) }
+func (s standardFilter) Contains(key []byte) bool    { return s.f.Contains(key) }
+func (s standardFilter) Bytes() uint64               { return s.f.Bytes() }
+func (s standardFilter) WriteFile(path string) error { return s.f.WriteFile(path) }
+
+func init() {
+	register(&Variant{
+		Name:              "standard",
+		Library:           "github.com/bloomkit/bloomkit/standard",
+		Kind:              KindBloom,
+		Ours:              true,
+		Design:            "classic: k probes over m bits, one XXH3-128 per key, atomic OR",
+		ConcurrentLookups: true,
+		ConcurrentAdds:    true,
+		New: func(n uint64, p float64) (Filter, error) {
+			f, err := standard.New(n, p)
+			if err != nil {
+				return nil, err
+			}
+			return standardFilter{f}, nil
+		},
+		Open: func(path string) (Filter, io.Closer, error) {
+			f, err := standard.OpenReadOnly(path)
+			if err != nil {
+				return nil, nil, err
+			}
+			return standardFilter{f}, f, nil
+		},
+	})
+}

@@ -1,0 +1,23 @@
+module github.com/bloomkit/bloomkit/benchmarks
+
+go 1.26.0
+
+require (
+	github.com/AndreasBriese/bbloom v0.0.0-20190825152654-46b345b51c96
+	github.com/FastFilter/xorfilter v0.4.2-0.20260120015552-4e5a4d9df65a
+	github.com/bits-and-blooms/bloom/v3 v3.7.1
+	github.com/bloomkit/bloomkit v0.0.0
+	github.com/holiman/bloomfilter/v2 v2.0.3
+	github.com/tylertreat/BoomFilters v0.0.0-20251001182300-5b3723cc64ae
+	github.com/zeebo/xxh3 v1.1.0
+)
+
+require (
+	github.com/bits-and-blooms/bitset v1.24.2 // indirect
+	github.com/d4l3k/messagediff v1.2.1 // indirect
+	github.com/edsrzf/mmap-go v1.2.0 // indirect
+	github.com/klauspost/cpuid/v2 v2.2.10 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)
+
+replace github.com/bloomkit/bloomkit => ../

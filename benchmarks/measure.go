@@ -1,0 +1,348 @@
+package benchmarks
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Workload is what every filter is configured for: n keys of one shape at
+// target false-positive rate p.
+type Workload struct {
+	Keys KeyKind
+	N    uint64
+	P    float64
+}
+
+// String is the workload's part of a benchmark name:
+// "keys=16B/n=1e6/p=0.01".
+func (w Workload) String() string {
+	return fmt.Sprintf("keys=%v/n=%s/p=%s", w.Keys, FormatCount(w.N), FormatRate(w.P))
+}
+
+// FormatCount writes n as 1e6 when it is a power of ten times a small
+// integer (2e7), else in full.
+func FormatCount(n uint64) string {
+	if n == 0 {
+		return "0"
+	}
+	e := 0
+	m := n
+	for m%10 == 0 {
+		m /= 10
+		e++
+	}
+	if e < 3 || m >= 10 {
+		return strconv.FormatUint(n, 10)
+	}
+	return fmt.Sprintf("%de%d", m, e)
+}
+
+// FormatRate writes p the short way: 0.01, 0.001, 1e-06.
+func FormatRate(p float64) string { return strconv.FormatFloat(p, 'g', 3, 64) }
+
+// ParseCount reads 1e6, 2e7, 1000000 or 1_000_000.
+func ParseCount(s string) (uint64, error) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 1 || f > 1<<56 || f != math.Trunc(f) {
+		return 0, fmt.Errorf("bad count %q", s)
+	}
+	return uint64(f), nil
+}
+
+// PoolMax caps the number of keys the timed lookups cycle through.
+const PoolMax = 1 << 20
+
+// Pools are the keys that timed lookups cycle through: Hits are added keys
+// spread evenly over the n added (so a scalable filter's every stage is
+// hit), Misses are never-added keys. Both hold min(n, PoolMax) keys, so hit
+// and miss lookups stream the same amount of key memory.
+type Pools struct {
+	Hits, Misses [][]byte
+}
+
+// NewPools makes the lookup pools of w.
+func NewPools(w Workload) Pools {
+	size := int(min(w.N, PoolMax))
+	l := w.Keys.Len()
+	flat := make([]byte, size*l)
+	hits := make([][]byte, size)
+	for j := range hits {
+		i := uint64(j) * w.N / uint64(size)
+		hits[j] = Key(flat[j*l:(j+1)*l], w.Keys, SetPositive, i)
+	}
+	return Pools{Hits: hits, Misses: Keys(w.Keys, SetNegative, 0, size)}
+}
+
+// Built is a filter holding the n positive keys of a workload.
+type Built struct {
+	Variant *Variant
+	Workload
+	Filter Filter
+	// AddNs is the time per key to add all n keys to an empty filter, or for
+	// a static filter to build it from them (hashing included, generating
+	// the keys excluded).
+	AddNs float64
+}
+
+// Build makes v's filter for w and fills it with the n positive keys, timing
+// the adds; key generation is not timed.
+func Build(v *Variant, w Workload) (*Built, error) {
+	if v.Static() {
+		gen := time.Now()
+		s := NewKeyStream(w.Keys, SetPositive, 0, w.N)
+		for c := s.Next(); c != nil; c = s.Next() {
+		}
+		genTime := time.Since(gen)
+		start := time.Now()
+		f, err := v.Build(NewKeyStream(w.Keys, SetPositive, 0, w.N), w.N)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", v.Name, err)
+		}
+		t := max(time.Since(start)-genTime, 0)
+		return &Built{v, w, f, float64(t.Nanoseconds()) / float64(w.N)}, nil
+	}
+	f, err := v.New(w.N, w.P)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", v.Name, err)
+	}
+	var t time.Duration
+	s := NewKeyStream(w.Keys, SetPositive, 0, w.N)
+	for c := s.Next(); c != nil; c = s.Next() {
+		start := time.Now()
+		for _, k := range c {
+			f.Add(k)
+		}
+		t += time.Since(start)
+	}
+	return &Built{v, w, f, float64(t.Nanoseconds()) / float64(w.N)}, nil
+}
+
+// BuildTimed builds like Build, again and again on fresh filters until
+// minTime has passed (at least once), and reports the median add time of
+// the builds with the last filter.
+func BuildTimed(v *Variant, w Workload, minTime time.Duration) (*Built, error) {
+	var times []float64
+	var b *Built
+	start := time.Now()
+	for len(times) == 0 || time.Since(start) < minTime {
+		b = nil
+		runtime.GC()
+		var err error
+		if b, err = Build(v, w); err != nil {
+			return nil, err
+		}
+		times = append(times, b.AddNs)
+	}
+	sort.Float64s(times)
+	b.AddNs = times[len(times)/2]
+	return b, nil
+}
+
+// BitsPerKey is the filter's memory in bits per key added.
+func (b *Built) BitsPerKey() float64 { return float64(b.Filter.Bytes()) * 8 / float64(b.N) }
+
+// FalseNegatives counts the added keys (all n of them) that Contains denies.
+// It must be 0 for every Bloom filter.
+func (b *Built) FalseNegatives() uint64 {
+	var fn uint64
+	s := NewKeyStream(b.Keys, SetPositive, 0, b.N)
+	for c := s.Next(); c != nil; c = s.Next() {
+		for _, k := range c {
+			if !b.Filter.Contains(k) {
+				fn++
+			}
+		}
+	}
+	return fn
+}
+
+// Rate is a measured false-positive rate: Positives of Trials negatives
+// were reported present.
+type Rate struct {
+	Positives, Trials uint64
+}
+
+// Value is the measured rate.
+func (r Rate) Value() float64 { return float64(r.Positives) / float64(r.Trials) }
+
+// Interval is the 95% Wilson score interval of the rate.
+func (r Rate) Interval() (lo, hi float64) {
+	const z = 1.959964
+	n := float64(r.Trials)
+	p := r.Value()
+	d := 1 + z*z/n
+	c := (p + z*z/(2*n)) / d
+	h := z * math.Sqrt(p*(1-p)/n+z*z/(4*n*n)) / d
+	lo, hi = max(c-h, 0), min(c+h, 1)
+	if r.Positives == 0 {
+		lo = 0
+	}
+	return lo, hi
+}
+
+// FalsePositives counts how many of trials never-added keys b's filter
+// reports present. The keys are negatives from index PoolMax on, disjoint
+// from the miss pool. Filters that allow concurrent lookups are queried
+// from GOMAXPROCS goroutines.
+func (b *Built) FalsePositives(trials uint64) Rate {
+	workers := 1
+	if b.Variant.ConcurrentLookups {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var total atomic.Uint64
+	var wg sync.WaitGroup
+	per := (trials + uint64(workers) - 1) / uint64(workers)
+	for w := range workers {
+		from := uint64(w) * per
+		count := min(per, trials-min(from, trials))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var fp uint64
+			s := NewKeyStream(b.Keys, SetNegative, PoolMax+from, count)
+			for c := s.Next(); c != nil; c = s.Next() {
+				for _, k := range c {
+					if b.Filter.Contains(k) {
+						fp++
+					}
+				}
+			}
+			total.Add(fp)
+		}()
+	}
+	wg.Wait()
+	return Rate{total.Load(), trials}
+}
+
+// sink keeps lookup results alive so the compiler cannot drop the calls.
+var sink atomic.Uint64
+
+// LookupBench times f.Contains over keys, cycling; one op is one lookup.
+func LookupBench(f Filter, keys [][]byte) func(b *testing.B) {
+	return func(b *testing.B) {
+		b.ReportAllocs()
+		n, j, found := len(keys), 0, 0
+		for range b.N {
+			if f.Contains(keys[j]) {
+				found++
+			}
+			if j++; j == n {
+				j = 0
+			}
+		}
+		sink.Add(uint64(found))
+	}
+}
+
+// ParallelLookupBench times f.Contains over keys from GOMAXPROCS goroutines
+// (b.RunParallel), each starting at its own place in keys; one op is one
+// lookup, so ns/op is wall time over all goroutines' lookups.
+func ParallelLookupBench(f Filter, keys [][]byte) func(b *testing.B) {
+	return func(b *testing.B) {
+		b.ReportAllocs()
+		var next atomic.Uint64
+		n := len(keys)
+		b.RunParallel(func(pb *testing.PB) {
+			j := int(next.Add(1)*0x9e3779b9) % n
+			found := 0
+			for pb.Next() {
+				if f.Contains(keys[j]) {
+					found++
+				}
+				if j++; j == n {
+					j = 0
+				}
+			}
+			sink.Add(uint64(found))
+		})
+	}
+}
+
+// BatchSize is the number of keys per ContainsMany call.
+const BatchSize = 256
+
+// BatchLookupBench times f.ContainsMany over keys in batches of BatchSize;
+// one op is one key.
+func BatchLookupBench(f BatchFilter, keys [][]byte) func(b *testing.B) {
+	return func(b *testing.B) {
+		b.ReportAllocs()
+		batch := min(BatchSize, len(keys))
+		found := make([]bool, batch)
+		n, j, count := len(keys), 0, 0
+		for i := 0; i < b.N; i += batch {
+			c := min(batch, b.N-i)
+			if j+c > n {
+				j = 0
+			}
+			found = f.ContainsMany(keys[j:j+c], found)
+			for _, ok := range found[:c] {
+				if ok {
+					count++
+				}
+			}
+			j += c
+		}
+		sink.Add(uint64(count))
+	}
+}
+
+// AddBench times v's Add on new keys of w; one op is one key. Keys are made
+// in chunks outside the timer, and when n keys have gone in, the filter is
+// replaced by an empty one, also outside the timer, so every add goes to a
+// filter between empty and full, as in a real fill.
+func AddBench(v *Variant, w Workload) func(b *testing.B) {
+	return func(b *testing.B) {
+		b.ReportAllocs()
+		b.StopTimer()
+		var f Filter
+		var s *KeyStream
+		var chunk [][]byte
+		left, j := uint64(0), 0
+		for range b.N {
+			if left == 0 {
+				b.StopTimer()
+				f = nil
+				var err error
+				if f, err = v.New(w.N, w.P); err != nil {
+					b.Fatal(err)
+				}
+				s, left = NewKeyStream(w.Keys, SetPositive, 0, w.N), w.N
+				chunk, j = nil, 0
+				b.StartTimer()
+			}
+			if j == len(chunk) {
+				b.StopTimer()
+				chunk, j = s.Next(), 0
+				b.StartTimer()
+			}
+			f.Add(chunk[j])
+			j++
+			left--
+		}
+		b.StopTimer()
+	}
+}
+
+// OpenBench times Open and Close of the filter file at path; one op is one
+// open and close.
+func OpenBench(v *Variant, path string) func(b *testing.B) {
+	return func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			_, c, err := v.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := c.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
