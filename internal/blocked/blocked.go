@@ -1,0 +1,215 @@
+// Package blocked is the cache-line blocked Bloom filter core shared by the
+// partitioned variant, the stages of the scalable variant and the Redis
+// store: which 512-bit block a key goes to, which k bits of that block it
+// sets, and the add and lookup loops over a []uint64 of whole blocks.
+//
+// A digest (hashing.Digest) is split so that no bit serves twice:
+//
+//   - the block is Reduce(H1, blocks), multiply-shift range reduction of the
+//     first 64-bit half;
+//   - the in-block positions come from the second half alone: H2 >> 1 (63
+//     bits; bit 0 of H2 is forced to 1 by the hashing core) gives seven 9-bit
+//     positions, and each further group of seven comes from a splitmix64
+//     finalisation of H2 + j·φ (j = 1, 2, ...). Every probe has 9 bits of
+//     its own, so the in-block pattern is not a low-entropy double-hashing
+//     sequence whose rate floors near 1e-5.
+//
+// A key's k bits are gathered into eight 64-bit masks, one per word of its
+// block; Add ORs each non-zero mask into its word (one atomic OR per word
+// that changes), and Contains compares whole words. Changing any of this
+// changes the bits a key sets, so golden vectors in the tests pin it.
+package blocked
+
+import (
+	"math/bits"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/bloomkit/bloomkit/internal/hashing"
+)
+
+// BlockBits is the size of a block: one 64-byte cache line.
+const (
+	BlockBits  = 512
+	BlockWords = BlockBits / 64
+	blockBytes = BlockBits / 8
+
+	probeBits     = 9 // bits per in-block position: log2(BlockBits)
+	probesPerWord = 7 // 7 × 9 = 63 bits of a 64-bit word
+	phi           = 0x9e3779b97f4a7c15
+)
+
+// Masks is the set of bits a key sets in its block, one mask per word.
+type Masks [BlockWords]uint64
+
+// Block returns the index of the block, in [0, blocks), that digest d maps
+// to.
+func Block(d hashing.Digest, blocks uint64) uint64 { return hashing.Reduce(d.H1, blocks) }
+
+// remix returns the j-th (j >= 1) further word of position bits of h2.
+func remix(h2, j uint64) uint64 {
+	x := h2 + j*phi
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// Positions calls fn with each of the k in-block bit positions (0..511) of
+// digest d, in probe order. Positions may repeat.
+func Positions(d hashing.Digest, k uint32, fn func(pos uint32)) {
+	x, left, j := d.H2>>1, probesPerWord, uint64(0)
+	for i := k; i > 0; i-- {
+		if left == 0 {
+			j++
+			x, left = remix(d.H2, j), probesPerWord
+		}
+		fn(uint32(x & (BlockBits - 1)))
+		x >>= probeBits
+		left--
+	}
+}
+
+// MasksOf returns the k bits of digest d as one mask per word of its block.
+func MasksOf(d hashing.Digest, k uint32) Masks {
+	var m Masks
+	x, left, j := d.H2>>1, probesPerWord, uint64(0)
+	for i := k; i > 0; i-- {
+		if left == 0 {
+			j++
+			x, left = remix(d.H2, j), probesPerWord
+		}
+		p := x & (BlockBits - 1)
+		m[p>>6] |= 1 << (p & 63)
+		x >>= probeBits
+		left--
+	}
+	return m
+}
+
+// block returns the words of block b.
+func block(words []uint64, b uint64) *[BlockWords]uint64 {
+	return (*[BlockWords]uint64)(words[b*BlockWords : b*BlockWords+BlockWords])
+}
+
+// Add sets the k bits of d in words (blocks whole blocks) and reports
+// whether any of them was unset. Safe for concurrent use: each word that
+// changes gets one atomic OR; words whose bits are all set already are not
+// written, so re-adding a present key dirties no page.
+func Add(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
+	return AddMasks(block(words, Block(d, blocks)), MasksOf(d, k))
+}
+
+// AddMasks ORs m into blk and reports whether some bit of m was unset.
+func AddMasks(blk *[BlockWords]uint64, m Masks) bool {
+	isNew := false
+	for w := range blk {
+		if mw := m[w]; mw != 0 && atomic.LoadUint64(&blk[w])&mw != mw {
+			atomic.OrUint64(&blk[w], mw)
+			isNew = true
+		}
+	}
+	return isNew
+}
+
+// Contains reports whether all k bits of d are set in words.
+func Contains(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
+	return ContainsMasks(block(words, Block(d, blocks)), MasksOf(d, k))
+}
+
+// ContainsMasks reports whether every bit of m is set in blk. It reads the
+// eight words of one cache line and has no data-dependent branch.
+func ContainsMasks(blk *[BlockWords]uint64, m Masks) bool {
+	var missing uint64
+	for w := range blk {
+		missing |= m[w] &^ atomic.LoadUint64(&blk[w])
+	}
+	return missing == 0
+}
+
+// batch is how many keys ContainsBatch and AddBatch touch before testing:
+// enough to keep a core's line-fill buffers busy.
+const batch = 16
+
+// touch is written (never in practice) so that the loads that warm a batch's
+// blocks cannot be optimised away.
+var touch uint64
+
+// warm computes the blocks of ds (at most batch digests) into idx and loads
+// one word of each, so that their cache misses overlap instead of following
+// one another: the loads do not depend on each other, and nothing waits for
+// them until the keys are tested.
+func warm(words []uint64, blocks uint64, ds []hashing.Digest, idx *[batch]uint64) {
+	var sink uint64
+	for i := range ds {
+		idx[i] = Block(ds[i], blocks)
+		sink += atomic.LoadUint64(&words[idx[i]*BlockWords])
+	}
+	if sink == 0x5bd1e9955bd1e995 {
+		touch = sink
+	}
+}
+
+// ContainsBatch sets found[i] to whether ds[i] may have been added, for
+// every i < len(ds); len(found) must be at least len(ds). It warms the
+// blocks of a group of keys before it tests them (see warm).
+func ContainsBatch(words []uint64, blocks uint64, k uint32, ds []hashing.Digest, found []bool) {
+	found = found[:len(ds)]
+	var idx [batch]uint64
+	for len(ds) > 0 {
+		n := min(len(ds), batch)
+		warm(words, blocks, ds[:n], &idx)
+		for i := range n {
+			found[i] = ContainsMasks(block(words, idx[i]), MasksOf(ds[i], k))
+		}
+		ds, found = ds[n:], found[n:]
+	}
+}
+
+// AddBatch adds every digest of ds, warming their blocks a group at a time
+// as ContainsBatch does, and returns how many were new.
+func AddBatch(words []uint64, blocks uint64, k uint32, ds []hashing.Digest) int {
+	var idx [batch]uint64
+	added := 0
+	for len(ds) > 0 {
+		n := min(len(ds), batch)
+		warm(words, blocks, ds[:n], &idx)
+		for i := range n {
+			if AddMasks(block(words, idx[i]), MasksOf(ds[i], k)) {
+				added++
+			}
+		}
+		ds = ds[n:]
+	}
+	return added
+}
+
+// Count returns the number of set bits in words.
+func Count(words []uint64) uint64 {
+	var n uint64
+	for i := range words {
+		n += uint64(bits.OnesCount64(atomic.LoadUint64(&words[i])))
+	}
+	return n
+}
+
+// AlignedWords returns n zeroed words whose first word starts a cache line,
+// so that every block is one line.
+func AlignedWords(n uint64) []uint64 {
+	if n == 0 {
+		return nil
+	}
+	s := make([]uint64, n+BlockWords-1)
+	off := (blockBytes - uintptr(unsafe.Pointer(&s[0]))%blockBytes) % blockBytes / 8
+	return s[off : off+uintptr(n) : off+uintptr(n)]
+}
+
+// Aligned returns words itself when it starts a cache line, else a copy
+// that does.
+func Aligned(words []uint64) []uint64 {
+	if len(words) == 0 || uintptr(unsafe.Pointer(&words[0]))%blockBytes == 0 {
+		return words
+	}
+	a := AlignedWords(uint64(len(words)))
+	copy(a, words)
+	return a
+}
