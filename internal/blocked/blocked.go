@@ -14,10 +14,10 @@
 //     its own, so the in-block pattern is not a low-entropy double-hashing
 //     sequence whose rate floors near 1e-5.
 //
-// A key's k bits are gathered into eight 64-bit masks, one per word of its
-// block; Add ORs each non-zero mask into its word (one atomic OR per word
-// that changes), and Contains compares whole words. Changing any of this
-// changes the bits a key sets, so golden vectors in the tests pin it.
+// Contains reads the key's block and tests its k bits one at a time, stopping
+// at the first clear one; Add ORs each bit that is still clear (an atomic OR,
+// so concurrent adds lose nothing). Changing any of this changes the bits a
+// key sets, so golden vectors in the tests pin it.
 package blocked
 
 import (
@@ -54,34 +54,42 @@ func remix(h2, j uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
+// probes yields the in-block positions of one digest, in probe order.
+type probes struct {
+	x, h2, j uint64
+	left     int
+}
+
+func probesOf(d hashing.Digest) probes { return probes{x: d.H2 >> 1, h2: d.H2, left: probesPerWord} }
+
+// next returns the next position in [0, 512).
+func (p *probes) next() uint64 {
+	if p.left == 0 {
+		p.j++
+		p.x, p.left = remix(p.h2, p.j), probesPerWord
+	}
+	pos := p.x & (BlockBits - 1)
+	p.x >>= probeBits
+	p.left--
+	return pos
+}
+
 // Positions calls fn with each of the k in-block bit positions (0..511) of
 // digest d, in probe order. Positions may repeat.
 func Positions(d hashing.Digest, k uint32, fn func(pos uint32)) {
-	x, left, j := d.H2>>1, probesPerWord, uint64(0)
+	ps := probesOf(d)
 	for i := k; i > 0; i-- {
-		if left == 0 {
-			j++
-			x, left = remix(d.H2, j), probesPerWord
-		}
-		fn(uint32(x & (BlockBits - 1)))
-		x >>= probeBits
-		left--
+		fn(uint32(ps.next()))
 	}
 }
 
 // MasksOf returns the k bits of digest d as one mask per word of its block.
 func MasksOf(d hashing.Digest, k uint32) Masks {
 	var m Masks
-	x, left, j := d.H2>>1, probesPerWord, uint64(0)
+	ps := probesOf(d)
 	for i := k; i > 0; i-- {
-		if left == 0 {
-			j++
-			x, left = remix(d.H2, j), probesPerWord
-		}
-		p := x & (BlockBits - 1)
+		p := ps.next()
 		m[p>>6] |= 1 << (p & 63)
-		x >>= probeBits
-		left--
 	}
 	return m
 }
@@ -92,38 +100,38 @@ func block(words []uint64, b uint64) *[BlockWords]uint64 {
 }
 
 // Add sets the k bits of d in words (blocks whole blocks) and reports
-// whether any of them was unset. Safe for concurrent use: each word that
-// changes gets one atomic OR; words whose bits are all set already are not
-// written, so re-adding a present key dirties no page.
+// whether any of them was unset. Safe for concurrent use: each bit that is
+// still clear gets an atomic OR; bits already set are not written, so
+// re-adding a present key dirties no page.
 func Add(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
-	return AddMasks(block(words, Block(d, blocks)), MasksOf(d, k))
-}
-
-// AddMasks ORs m into blk and reports whether some bit of m was unset.
-func AddMasks(blk *[BlockWords]uint64, m Masks) bool {
+	blk := block(words, Block(d, blocks))
 	isNew := false
-	for w := range blk {
-		if mw := m[w]; mw != 0 && atomic.LoadUint64(&blk[w])&mw != mw {
-			atomic.OrUint64(&blk[w], mw)
+	ps := probesOf(d)
+	for i := k; i > 0; i-- {
+		p := ps.next()
+		w, bit := &blk[p>>6], uint64(1)<<(p&63)
+		if atomic.LoadUint64(w)&bit == 0 {
+			atomic.OrUint64(w, bit)
 			isNew = true
 		}
 	}
 	return isNew
 }
 
-// Contains reports whether all k bits of d are set in words.
+// Contains reports whether all k bits of d are set in words. It reads one
+// cache line and stops at the first clear bit. (Gathering the bits into
+// word masks and comparing whole words, without branches, measured 2-3
+// times slower: see docs/partitioned.md.)
 func Contains(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
-	return ContainsMasks(block(words, Block(d, blocks)), MasksOf(d, k))
-}
-
-// ContainsMasks reports whether every bit of m is set in blk. It reads the
-// eight words of one cache line and has no data-dependent branch.
-func ContainsMasks(blk *[BlockWords]uint64, m Masks) bool {
-	var missing uint64
-	for w := range blk {
-		missing |= m[w] &^ atomic.LoadUint64(&blk[w])
+	blk := block(words, Block(d, blocks))
+	ps := probesOf(d)
+	for i := k; i > 0; i-- {
+		p := ps.next()
+		if atomic.LoadUint64(&blk[p>>6])&(1<<(p&63)) == 0 {
+			return false
+		}
 	}
-	return missing == 0
+	return true
 }
 
 // batch is how many keys ContainsBatch and AddBatch touch before testing:
@@ -134,15 +142,14 @@ const batch = 16
 // blocks cannot be optimised away.
 var touch uint64
 
-// warm computes the blocks of ds (at most batch digests) into idx and loads
-// one word of each, so that their cache misses overlap instead of following
-// one another: the loads do not depend on each other, and nothing waits for
-// them until the keys are tested.
-func warm(words []uint64, blocks uint64, ds []hashing.Digest, idx *[batch]uint64) {
+// warm loads one word of the block of each digest of ds, so that their
+// cache misses overlap instead of following one another: the loads do not
+// depend on each other, and nothing waits for them until the keys are
+// tested.
+func warm(words []uint64, blocks uint64, ds []hashing.Digest) {
 	var sink uint64
-	for i := range ds {
-		idx[i] = Block(ds[i], blocks)
-		sink += atomic.LoadUint64(&words[idx[i]*BlockWords])
+	for _, d := range ds {
+		sink += atomic.LoadUint64(&words[Block(d, blocks)*BlockWords])
 	}
 	if sink == 0x5bd1e9955bd1e995 {
 		touch = sink
@@ -154,12 +161,11 @@ func warm(words []uint64, blocks uint64, ds []hashing.Digest, idx *[batch]uint64
 // blocks of a group of keys before it tests them (see warm).
 func ContainsBatch(words []uint64, blocks uint64, k uint32, ds []hashing.Digest, found []bool) {
 	found = found[:len(ds)]
-	var idx [batch]uint64
 	for len(ds) > 0 {
 		n := min(len(ds), batch)
-		warm(words, blocks, ds[:n], &idx)
-		for i := range n {
-			found[i] = ContainsMasks(block(words, idx[i]), MasksOf(ds[i], k))
+		warm(words, blocks, ds[:n])
+		for i, d := range ds[:n] {
+			found[i] = Contains(words, blocks, d, k)
 		}
 		ds, found = ds[n:], found[n:]
 	}
@@ -168,13 +174,12 @@ func ContainsBatch(words []uint64, blocks uint64, k uint32, ds []hashing.Digest,
 // AddBatch adds every digest of ds, warming their blocks a group at a time
 // as ContainsBatch does, and returns how many were new.
 func AddBatch(words []uint64, blocks uint64, k uint32, ds []hashing.Digest) int {
-	var idx [batch]uint64
 	added := 0
 	for len(ds) > 0 {
 		n := min(len(ds), batch)
-		warm(words, blocks, ds[:n], &idx)
-		for i := range n {
-			if AddMasks(block(words, idx[i]), MasksOf(ds[i], k)) {
+		warm(words, blocks, ds[:n])
+		for _, d := range ds[:n] {
+			if Add(words, blocks, d, k) {
 				added++
 			}
 		}

@@ -1,0 +1,88 @@
+package partitioned
+
+import (
+	"fmt"
+
+	"github.com/bloomkit/bloomkit/internal/filebacked"
+	"github.com/bloomkit/bloomkit/mmapstore"
+)
+
+// Create makes a file-backed filter for n items at rate p at path, which must
+// not exist. The file's disk blocks are allocated first, so a full disk is an
+// error here. Adds go straight to the mapped file; Sync makes them durable
+// and Close seals the file with its checksum.
+func Create(path string, n uint64, p float64, opts ...Option) (*Filter, error) {
+	return create(path, n, p, opts, false)
+}
+
+// CreateTemp makes a file-backed filter that will replace the file at path
+// when it is complete: it is built in a temporary file in the same folder,
+// and Publish moves it over path atomically. Close without Publish discards
+// it.
+func CreateTemp(path string, n uint64, p float64, opts ...Option) (*Filter, error) {
+	return create(path, n, p, opts, true)
+}
+
+func create(path string, n uint64, p float64, opts []Option, temp bool) (*Filter, error) {
+	g, err := geometryFor(n, p, configure(opts))
+	if err != nil {
+		return nil, fmt.Errorf("partitioned: %w", err)
+	}
+	f := &Filter{geom: g}
+	mf, err := filebacked.Create(path, f.header(), temp)
+	if err != nil {
+		return nil, fmt.Errorf("partitioned: %w", err)
+	}
+	f.attach(mf)
+	return f, nil
+}
+
+// Open maps the filter file at path read-write, for adding to it. Only one
+// process may hold a file open for writing (mmapstore.ErrLocked otherwise).
+// Open is O(1): it checks the header and maps the file without reading the
+// bit array. A missing file wraps fs.ErrNotExist; a file that is not a
+// partitioned filter gives mmapstore's typed errors.
+func Open(path string) (*Filter, error) { return open(path, false) }
+
+// OpenReadOnly maps the filter file at path read-only: O(1) whatever its
+// size, and shared with every other process that maps it. Add on the result
+// panics with ErrReadOnly; Union and Intersect return it.
+func OpenReadOnly(path string) (*Filter, error) { return open(path, true) }
+
+func open(path string, readOnly bool) (*Filter, error) {
+	mf, err := filebacked.Open(path, mmapstore.Partitioned, readOnly)
+	if err != nil {
+		return nil, fmt.Errorf("partitioned: %w", err)
+	}
+	h := mf.Header()
+	f := &Filter{geom: geometryOf(h), readOnly: readOnly}
+	f.added.Store(h.Count)
+	f.attach(mf)
+	return f, nil
+}
+
+func (f *Filter) attach(mf *mmapstore.File) {
+	f.words = mf.Words()
+	f.Store = filebacked.NewStore(mf, f.added.Load)
+}
+
+// Close releases the file: a writable filter is synced and sealed with its
+// payload checksum first (O(size)). The filter must not be used afterwards.
+// Close does nothing for an in-memory filter.
+func (f *Filter) Close() error {
+	if f.File() == nil {
+		return nil
+	}
+	f.words = nil
+	return f.CloseFile()
+}
+
+// Publish completes a filter made by CreateTemp: it is sealed, synced and
+// renamed over its target path, so readers of that path see the old filter
+// or the new one, never a partial one. The filter is closed afterwards.
+func (f *Filter) Publish() error {
+	if f.File() != nil {
+		f.words = nil
+	}
+	return f.PublishFile()
+}

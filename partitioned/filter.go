@@ -1,0 +1,300 @@
+package partitioned
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sync/atomic"
+
+	"github.com/bloomkit/bloomkit/internal/bitset"
+	"github.com/bloomkit/bloomkit/internal/blocked"
+	"github.com/bloomkit/bloomkit/internal/filebacked"
+	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit/internal/sizing"
+	"github.com/bloomkit/bloomkit/mmapstore"
+)
+
+var _ io.WriterTo = (*Filter)(nil)
+
+// Filter is a cache-line blocked Bloom filter: m bits in 512-bit blocks, and
+// all k bits of a key in one block, so a lookup reads one cache line. It
+// lives in memory (New, NewWithSize, ReadFrom) or in a mapped file (Create,
+// Open, OpenReadOnly). The zero value is not usable; make filters with those
+// functions.
+//
+// Add, AddMany, Contains, ContainsMany and the introspection methods are
+// safe for concurrent use by many goroutines. Sync may run concurrently with
+// them. Union, Intersect, WriteTo and Close must not run concurrently with
+// Add.
+type Filter struct {
+	words            []uint64 // whole blocks; the first starts a cache line
+	geom             geometry
+	added            atomic.Uint64
+	readOnly         bool
+	filebacked.Store // the mapped file; zero for an in-memory filter
+}
+
+// New returns an in-memory filter for n items at false-positive rate p, with
+// m and k from Params. It returns ErrInvalid for n = 0 or p outside (0,1)
+// (NaN and infinities included) and ErrTooLarge when the filter would not fit
+// in this machine's memory.
+func New(n uint64, p float64, opts ...Option) (*Filter, error) {
+	g, err := geometryFor(n, p, configure(opts))
+	if err != nil {
+		return nil, fmt.Errorf("partitioned: %w", err)
+	}
+	return newInMemory(g)
+}
+
+// NewWithSize returns an in-memory filter of m bits, rounded up to whole
+// 512-bit blocks, and k probes, for experts who size filters themselves.
+// ErrInvalid for m = 0 or k outside 1..64.
+func NewWithSize(m uint64, k uint32, opts ...Option) (*Filter, error) {
+	g, err := explicitGeometry(m, k, configure(opts))
+	if err != nil {
+		return nil, fmt.Errorf("partitioned: %w", err)
+	}
+	return newInMemory(g)
+}
+
+func newInMemory(g geometry) (*Filter, error) {
+	bytes := mmapstore.CellBytes(g.m, 1)
+	if err := sizing.CheckMemory(bytes); err != nil {
+		return nil, fmt.Errorf("partitioned: %w", err)
+	}
+	return &Filter{words: blocked.AlignedWords(bytes / 8), geom: g}, nil
+}
+
+// Add adds key and reports whether it was new: true when at least one of its
+// bits was unset, so a dedup check and insert is one call. A false answer
+// means the key was added before, or is a false positive of the filter.
+// Two goroutines that add the same key at the same moment may both be told
+// it is new: dedup across goroutines needs the key routed to one of them.
+//
+// Add on a filter opened with OpenReadOnly is a programming error: it panics
+// with an error wrapping ErrReadOnly (it never writes to the read-only
+// mapping, which would fault the process).
+func (f *Filter) Add(key []byte) bool { return f.AddDigest(hashing.Sum(key, f.geom.seed)) }
+
+// AddString is Add for a string key, without copying it.
+func (f *Filter) AddString(key string) bool {
+	return f.AddDigest(hashing.SumString(key, f.geom.seed))
+}
+
+// AddDigest is Add for a key already hashed with this filter's seed
+// (bloomkit.Hash): hash once, add to many filters.
+func (f *Filter) AddDigest(d hashing.Digest) bool {
+	f.writable()
+	if !blocked.Add(f.words, f.geom.blocks(), d, f.geom.k) {
+		return false
+	}
+	f.added.Add(1)
+	return true
+}
+
+func (f *Filter) writable() {
+	if f.readOnly {
+		panic(fmt.Errorf("partitioned: Add: %w: %s", ErrReadOnly, f.Path()))
+	}
+}
+
+// manyChunk is how many keys AddMany and ContainsMany hash before they touch
+// the filter: enough to overlap the memory accesses of many keys, little
+// enough to stay on the stack.
+const manyChunk = 64
+
+// AddMany adds every key and returns how many were new. It hashes a group
+// of keys first and then sets their bits with the cache misses of the group
+// overlapping, which on a filter larger than the CPU caches is faster than
+// calling Add for each key. It does not allocate.
+func (f *Filter) AddMany(keys [][]byte) int {
+	f.writable()
+	var ds [manyChunk]hashing.Digest
+	added := 0
+	for len(keys) > 0 {
+		n := min(len(keys), manyChunk)
+		for i, k := range keys[:n] {
+			ds[i] = hashing.Sum(k, f.geom.seed)
+		}
+		added += blocked.AddBatch(f.words, f.geom.blocks(), f.geom.k, ds[:n])
+		keys = keys[n:]
+	}
+	f.added.Add(uint64(added))
+	return added
+}
+
+// Contains reports whether key may have been added; false means definitely
+// not. A true answer is wrong with probability about EstimatedFPR. It reads
+// one 64-byte cache line of the filter.
+func (f *Filter) Contains(key []byte) bool {
+	return f.ContainsDigest(hashing.Sum(key, f.geom.seed))
+}
+
+// ContainsString is Contains for a string key, without copying it.
+func (f *Filter) ContainsString(key string) bool {
+	return f.ContainsDigest(hashing.SumString(key, f.geom.seed))
+}
+
+// ContainsDigest is Contains for a key already hashed with this filter's seed.
+func (f *Filter) ContainsDigest(d hashing.Digest) bool {
+	return blocked.Contains(f.words, f.geom.blocks(), d, f.geom.k)
+}
+
+// ContainsMany sets found[i] to Contains(keys[i]) for every key and returns
+// found, grown when it is shorter than keys (pass a slice of sufficient
+// length to avoid allocating). Like AddMany, it hashes a group of keys
+// first and overlaps their cache misses.
+func (f *Filter) ContainsMany(keys [][]byte, found []bool) []bool {
+	if len(found) < len(keys) {
+		found = append(found, make([]bool, len(keys)-len(found))...)
+	}
+	found = found[:len(keys)]
+	var ds [manyChunk]hashing.Digest
+	out := found
+	for len(keys) > 0 {
+		n := min(len(keys), manyChunk)
+		for i, k := range keys[:n] {
+			ds[i] = hashing.Sum(k, f.geom.seed)
+		}
+		blocked.ContainsBatch(f.words, f.geom.blocks(), f.geom.k, ds[:n], out)
+		keys, out = keys[n:], out[n:]
+	}
+	return found
+}
+
+// Capacity returns the number of items the filter was sized for.
+func (f *Filter) Capacity() uint64 { return f.geom.capacity }
+
+// TargetFPR returns the false-positive rate the filter was sized for, at
+// capacity.
+func (f *Filter) TargetFPR() float64 { return f.geom.p }
+
+// K returns the number of probes per key.
+func (f *Filter) K() uint32 { return f.geom.k }
+
+// Bits returns m, the size of the bit array in bits (a multiple of 512).
+func (f *Filter) Bits() uint64 { return f.geom.m }
+
+// Bytes returns the memory the bit array takes: m/8.
+func (f *Filter) Bytes() uint64 { return uint64(len(f.words)) * 8 }
+
+// Blocks returns the number of 512-bit blocks.
+func (f *Filter) Blocks() uint64 { return f.geom.blocks() }
+
+// Seed returns the hash seed.
+func (f *Filter) Seed() uint64 { return f.geom.seed }
+
+// Added returns how many Add calls reported a new key (for a filter from a
+// file, counted since it was created, as of its last Sync or Close). After
+// Union or Intersect it is ApproxCount instead.
+func (f *Filter) Added() uint64 { return f.added.Load() }
+
+// ApproxCount estimates the number of distinct keys added from the number of
+// set bits X: -(m/k) ln(1 - X/m) (Swamidass and Baldi 2007; blocking changes
+// it little). O(m/64). A completely full filter returns math.MaxUint64.
+func (f *Filter) ApproxCount() uint64 {
+	c := sizing.EstimateCount(bitset.Count(f.words), f.geom.m, f.geom.k)
+	if c >= math.MaxUint64 {
+		return math.MaxUint64
+	}
+	return uint64(math.Round(c))
+}
+
+// FillRatio returns the fraction of bits that are set. O(m/64).
+func (f *Filter) FillRatio() float64 {
+	return float64(bitset.Count(f.words)) / float64(f.geom.m)
+}
+
+// EstimatedFPR returns the false-positive rate of the filter as it stands:
+// the mean over blocks of (bits set in the block / 512)^k, which is exactly
+// the chance that a key never added tests present. O(m/64).
+func (f *Filter) EstimatedFPR() float64 { return blocked.StateFPR(f.words, f.geom.k) }
+
+// ReadOnly reports whether the filter was opened with OpenReadOnly.
+func (f *Filter) ReadOnly() bool { return f.readOnly }
+
+func (f *Filter) compatible(op string, o *Filter) error {
+	if f.readOnly {
+		return fmt.Errorf("partitioned: %s: %w", op, ErrReadOnly)
+	}
+	if f.geom.m != o.geom.m || f.geom.k != o.geom.k || f.geom.seed != o.geom.seed {
+		return fmt.Errorf("%w: %s of m=%d k=%d seed=%d with m=%d k=%d seed=%d", ErrMismatch, op,
+			f.geom.m, f.geom.k, f.geom.seed, o.geom.m, o.geom.k, o.geom.seed)
+	}
+	return nil
+}
+
+// Union adds every key of other to f: afterwards f contains every key either
+// contained. other must have the same m, k and seed (ErrMismatch otherwise).
+func (f *Filter) Union(other *Filter) error {
+	if err := f.compatible("union", other); err != nil {
+		return err
+	}
+	bitset.Or(f.words, other.words)
+	f.added.Store(f.ApproxCount())
+	return nil
+}
+
+// Intersect keeps in f only the bits set in both filters. Every key added to
+// both still tests present; the false-positive rate can be higher than that
+// of a filter built from the common keys alone, because bits set by
+// different keys of each filter can coincide. Same m, k and seed required.
+func (f *Filter) Intersect(other *Filter) error {
+	if err := f.compatible("intersect", other); err != nil {
+		return err
+	}
+	bitset.And(f.words, other.words)
+	f.added.Store(f.ApproxCount())
+	return nil
+}
+
+func (f *Filter) header() mmapstore.Header {
+	return mmapstore.Header{
+		Variant:    mmapstore.Partitioned,
+		Seed:       f.geom.seed,
+		M:          f.geom.m,
+		K:          f.geom.k,
+		BlockBits:  BlockBits,
+		CellBits:   1,
+		Capacity:   f.geom.capacity,
+		TargetP:    f.geom.p,
+		Count:      f.added.Load(),
+		PayloadLen: mmapstore.CellBytes(f.geom.m, 1),
+	}
+}
+
+// WriteTo writes the filter as a complete filter file (docs/file-format.md):
+// the bytes written can be mapped with OpenReadOnly, and a file can be read
+// back with ReadFrom. It must not run concurrently with Add; if the filter
+// changes meanwhile it returns mmapstore.ErrModified.
+func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+	return mmapstore.WriteStream(w, f.header(), f.words)
+}
+
+// WriteFile writes the filter to path atomically: readers of path see the old
+// file or the new one, never a partial one (see mmapstore.WriteFileAtomic).
+func (f *Filter) WriteFile(path string) error {
+	return mmapstore.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := f.WriteTo(w)
+		return err
+	})
+}
+
+// ReadFrom reads a partitioned filter written by WriteTo (or a filter file)
+// into memory. Sizes are checked before memory is allocated, and the payload
+// checksum is verified when current (always, for streams WriteTo made);
+// errors are those of mmapstore.ReadStream, and mmapstore.ErrVariant for a
+// filter of another variant.
+func ReadFrom(r io.Reader) (*Filter, error) {
+	h, words, err := mmapstore.ReadStream(r, mmapstore.Partitioned)
+	if err != nil {
+		return nil, fmt.Errorf("partitioned: %w", err)
+	}
+	f := &Filter{words: blocked.Aligned(words), geom: geometryOf(h)}
+	f.added.Store(h.Count)
+	return f, nil
+}
+
+func geometryOf(h mmapstore.Header) geometry {
+	return geometry{m: h.M, k: h.K, seed: h.Seed, capacity: h.Capacity, p: h.TargetP}
+}

@@ -1,0 +1,292 @@
+package partitioned
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bloomkit/bloomkit/internal/filtertest"
+	"github.com/bloomkit/bloomkit/internal/sizing"
+)
+
+func TestNewRejectsBadArguments(t *testing.T) {
+	for _, c := range []struct {
+		n    uint64
+		p    float64
+		want error
+	}{
+		{0, 0.01, ErrInvalid},
+		{100, 0, ErrInvalid},
+		{100, 1, ErrInvalid},
+		{100, -0.5, ErrInvalid},
+		{100, 1.5, ErrInvalid},
+		{100, math.NaN(), ErrInvalid},
+		{100, math.Inf(1), ErrInvalid},
+		{100, math.Inf(-1), ErrInvalid},
+		{100, 1e-300, ErrInvalid},          // would need k > 64
+		{1 << 62, 1e-12, ErrTooLarge},      // beyond the format
+		{1 << 40, 0.01, ErrTooLarge},       // 1.2 TiB: beyond this machine's memory
+		{math.MaxUint64, 0.5, ErrTooLarge}, // m overflows uint64
+	} {
+		f, err := New(c.n, c.p)
+		require.ErrorIs(t, err, c.want, "New(%d, %v)", c.n, c.p)
+		require.Nil(t, f)
+	}
+	for _, c := range []struct {
+		m    uint64
+		k    uint32
+		want error
+	}{
+		{0, 3, ErrInvalid},
+		{1000, 0, ErrInvalid},
+		{1000, 65, ErrInvalid},
+		{sizing.MaxCells + 1, 3, ErrTooLarge},
+		{1 << 50, 3, ErrTooLarge}, // 128 TiB in memory
+	} {
+		_, err := NewWithSize(c.m, c.k)
+		require.ErrorIs(t, err, c.want, "NewWithSize(%d, %d)", c.m, c.k)
+	}
+}
+
+// TestParamsFollowFormula checks New's sizing against the blocked formula
+// and the reference figures of Putze et al.'s model: about 9.9 bits per key
+// at 1% and 15.5 at 0.1%, with k below the classic optimum (7 and 10).
+func TestParamsFollowFormula(t *testing.T) {
+	for _, c := range []struct {
+		n          uint64
+		p          float64
+		bitsPerKey float64
+		k          uint32
+	}{
+		{1_000_000, 0.01, 9.918, 6},
+		{1_000_000, 0.001, 15.55, 9},
+		{200_000, 1e-5, 29.67, 14},
+		{1_000_000, 1e-6, 38.82, 16},
+	} {
+		m, k, err := Params(c.n, c.p)
+		require.NoError(t, err)
+		require.Equal(t, c.k, k)
+		require.InDelta(t, c.bitsPerKey, float64(m)/float64(c.n), 0.01)
+		require.Zero(t, m%BlockBits)
+		require.LessOrEqual(t, FPR(m, c.n, k), c.p)
+		require.Greater(t, FPR(m-BlockBits, c.n, k), c.p, "one block fewer misses the target: m is minimal for this k")
+		f, err := New(c.n, c.p)
+		require.NoError(t, err)
+		require.Equal(t, m, f.Bits())
+		require.Equal(t, m/BlockBits, f.Blocks())
+		require.Equal(t, c.n, f.Capacity())
+		require.Equal(t, c.p, f.TargetFPR())
+		require.Equal(t, m/8, f.Bytes())
+	}
+	// The smallest filter is one block.
+	m, k, err := Params(1, 0.5)
+	require.NoError(t, err)
+	require.EqualValues(t, BlockBits, m)
+	require.EqualValues(t, 1, k)
+}
+
+func TestAddReportsNew(t *testing.T) {
+	f, err := New(1000, 0.01)
+	require.NoError(t, err)
+	require.True(t, f.Add([]byte("x")))
+	require.False(t, f.Add([]byte("x")))
+	require.False(t, f.AddString("x"), "string and byte forms hash alike")
+	require.True(t, f.ContainsString("x"))
+	require.False(t, f.Contains([]byte("y")))
+	require.EqualValues(t, 1, f.Added())
+}
+
+func TestZeroAllocs(t *testing.T) {
+	f, err := New(10000, 0.01)
+	require.NoError(t, err)
+	filtertest.ZeroAllocs(t, f)
+}
+
+func TestSmallestFilter(t *testing.T) {
+	f, err := NewWithSize(1, 1)
+	require.NoError(t, err)
+	require.EqualValues(t, BlockBits, f.Bits(), "m is rounded up to a whole block")
+	require.True(t, f.Add([]byte("a")))
+	require.Equal(t, 1.0/BlockBits, f.FillRatio())
+	g, err := NewWithSize(BlockBits, 64)
+	require.NoError(t, err)
+	for i := 0; i < 200; i++ {
+		g.AddString(string(rune('a' + i)))
+	}
+	require.True(t, g.Contains([]byte("anything")), "one full block: everything is present")
+	require.Equal(t, 1.0, g.FillRatio())
+	require.EqualValues(t, uint64(math.MaxUint64), g.ApproxCount())
+	require.Equal(t, 1.0, g.EstimatedFPR())
+}
+
+// TestFalsePositiveRate measures the rate at capacity against the target, for
+// the contract of the partitioned issue: <= 1.1x the target from 0.1 down;
+// 1e-6 needs over a billion trials for that bound and is measured by
+// TestSizingTable instead (docs/partitioned.md). Keys come from fixed seeds, so the counts are the same on every run;
+// filtertest.FPRBound checks the bound is far enough from the formula's
+// expectation that no seed could fail a correct filter.
+func TestFalsePositiveRate(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		p      float64
+		trials uint64
+		factor float64
+		long   bool
+	}{
+		{"p=0.1", 0.1, 200_000, 1.1, false},
+		{"p=0.01", 0.01, 1_000_000, 1.1, false},
+		{"p=0.001", 0.001, 4_000_000, 1.1, true},
+		{"p=1e-4", 1e-4, 30_000_000, 1.1, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.long && testing.Short() {
+				t.Skipf("%d trials: a long sweep, run without -short (the README's test command does)", c.trials)
+			}
+			const n = 200_000
+			f, err := New(n, c.p)
+			require.NoError(t, err)
+			filtertest.AddKeys(f, 1, n)
+			filtertest.NoFalseNegatives(t, f, 1, n)
+			fp := filtertest.CountFalsePositives(f, 2, c.trials)
+			expected := FPR(f.Bits(), n, f.K())
+			filtertest.FPRBound(t, fp, c.trials, expected, c.p, c.factor)
+
+			// Introspection agrees with the formula at capacity.
+			require.InDelta(t, n, float64(f.ApproxCount()), 0.02*n)
+			require.InDelta(t, c.p, f.EstimatedFPR(), 0.1*c.p)
+			fill := -math.Expm1(-float64(f.K()) * n / float64(f.Bits()))
+			require.InDelta(t, fill, f.FillRatio(), 0.01)
+		})
+	}
+}
+
+func TestConcurrentAddContains(t *testing.T) {
+	f, err := New(100_000, 0.01)
+	require.NoError(t, err)
+	filtertest.Concurrent(t, f, 3, 100_000, 4)
+}
+
+func TestUnionIntersect(t *testing.T) {
+	a, _ := New(20000, 0.01, WithSeed(5))
+	b, _ := New(20000, 0.01, WithSeed(5))
+	filtertest.AddKeys(a, 1, 5000)
+	filtertest.AddKeys(b, 2, 5000)
+	filtertest.AddKeys(a, 3, 5000) // common to both
+	filtertest.AddKeys(b, 3, 5000)
+
+	u, _ := New(20000, 0.01, WithSeed(5))
+	require.NoError(t, u.Union(a))
+	require.NoError(t, u.Union(b))
+	for _, set := range []uint64{1, 2, 3} {
+		filtertest.NoFalseNegatives(t, u, set, 5000)
+	}
+	require.InDelta(t, 15000, float64(u.Added()), 300)
+
+	require.NoError(t, a.Intersect(b))
+	filtertest.NoFalseNegatives(t, a, 3, 5000)
+	// Keys only in one input mostly disappear from the intersection.
+	require.Less(t, filtertest.CountFalsePositives(a, 1, 5000), uint64(1000))
+
+	for _, other := range []func() (*Filter, error){
+		func() (*Filter, error) { return New(20000, 0.01, WithSeed(6)) }, // seed
+		func() (*Filter, error) { return New(30000, 0.01, WithSeed(5)) }, // m
+		func() (*Filter, error) { return NewWithSize(u.Bits(), u.K()+1, WithSeed(5)) },
+	} {
+		o, err := other()
+		require.NoError(t, err)
+		require.ErrorIs(t, u.Union(o), ErrMismatch)
+		require.ErrorIs(t, u.Intersect(o), ErrMismatch)
+	}
+}
+
+func TestStreamRoundTrip(t *testing.T) {
+	f, err := New(50000, 0.001, WithSeed(77))
+	require.NoError(t, err)
+	filtertest.AddKeys(f, 1, 50000)
+	var buf bytes.Buffer
+	n, err := f.WriteTo(&buf)
+	require.NoError(t, err)
+	require.EqualValues(t, buf.Len(), n)
+	require.EqualValues(t, 8192+f.Bytes(), n)
+
+	g, err := ReadFrom(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err)
+	require.Equal(t, f.words, g.words)
+	require.Equal(t, f.geom, g.geom)
+	require.Equal(t, f.Added(), g.Added())
+	filtertest.NoFalseNegatives(t, g, 1, 50000)
+
+	// Writing the copy again gives the same bytes.
+	var again bytes.Buffer
+	_, err = g.WriteTo(&again)
+	require.NoError(t, err)
+	require.Equal(t, buf.Bytes(), again.Bytes())
+}
+
+type failingWriter struct{ left int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if len(p) > w.left {
+		n := w.left
+		w.left = 0
+		return n, errors.New("disk full")
+	}
+	w.left -= len(p)
+	return len(p), nil
+}
+
+func TestWriteToReportsWriterErrors(t *testing.T) {
+	f, _ := New(100000, 0.01)
+	n, err := f.WriteTo(&failingWriter{left: 10000})
+	require.ErrorContains(t, err, "disk full")
+	require.EqualValues(t, 10000, n)
+}
+
+func TestManyMatchesSingle(t *testing.T) {
+	a, err := New(50_000, 0.01)
+	require.NoError(t, err)
+	b, err := New(50_000, 0.01)
+	require.NoError(t, err)
+	var keys [][]byte
+	for i := uint64(0); i < 20_000; i++ {
+		keys = append(keys, filtertest.Key(make([]byte, 16), 1, i))
+	}
+	keys = append(keys, keys[:100]...) // repeats are not new
+	single := 0
+	for _, k := range keys {
+		if a.Add(k) {
+			single++
+		}
+	}
+	require.Equal(t, single, b.AddMany(keys))
+	require.Equal(t, a.words, b.words)
+	require.Equal(t, a.Added(), b.Added())
+
+	var probe [][]byte
+	for i := uint64(0); i < 30_000; i++ {
+		probe = append(probe, filtertest.Key(make([]byte, 16), 1+i%2, i)) // half added, half not
+	}
+	found := b.ContainsMany(probe, nil)
+	require.Len(t, found, len(probe))
+	for i, k := range probe {
+		require.Equal(t, a.Contains(k), found[i], "key %d", i)
+	}
+	// A longer result slice is reused, and cut to the keys' length.
+	again := b.ContainsMany(probe[:10], make([]bool, 50))
+	require.Equal(t, found[:10], again)
+	require.Empty(t, b.ContainsMany(nil, nil))
+
+	buf := make([]bool, len(probe))
+	require.Zero(t, testing.AllocsPerRun(10, func() { b.ContainsMany(probe, buf) }))
+	require.Zero(t, testing.AllocsPerRun(10, func() { b.AddMany(keys[:1000]) }))
+}
+
+func TestAddManyOnReadOnlyPanics(t *testing.T) {
+	f, err := New(100, 0.01)
+	require.NoError(t, err)
+	f.readOnly = true
+	require.PanicsWithError(t, "partitioned: Add: "+ErrReadOnly.Error()+": ", func() { f.AddMany([][]byte{[]byte("x")}) })
+}
