@@ -17,20 +17,21 @@ const testN = 3000
 
 func TestKeys(t *testing.T) {
 	for _, kind := range KeyKinds {
-		pos := Keys(kind, SetPositive, 0, 5000)
-		neg := Keys(kind, SetNegative, 0, 5000)
+		pos := NewKeySet(kind, SetPositive, 0, 5000)
+		neg := NewKeySet(kind, SetNegative, 0, 5000)
 		seen := map[string]bool{}
-		for _, k := range pos {
+		for i := range pos.Len() {
+			k := pos.At(i)
 			if len(k) != kind.Len() {
 				t.Fatalf("%v key %q has length %d", kind, k, len(k))
 			}
 			seen[string(k)] = true
 		}
-		if len(seen) != len(pos) {
-			t.Fatalf("%v: %d distinct keys of %d", kind, len(seen), len(pos))
+		if len(seen) != pos.Len() {
+			t.Fatalf("%v: %d distinct keys of %d", kind, len(seen), pos.Len())
 		}
-		for _, k := range neg {
-			if seen[string(k)] {
+		for i := range neg.Len() {
+			if k := neg.At(i); seen[string(k)] {
 				t.Fatalf("%v: key %q is in both sets", kind, k)
 			}
 		}
@@ -38,14 +39,26 @@ func TestKeys(t *testing.T) {
 		i := 0
 		for c := s.Next(); c != nil; c = s.Next() {
 			for _, k := range c {
-				if !bytes.Equal(k, pos[i]) {
-					t.Fatalf("%v: stream key %d is %q, want %q", kind, i, k, pos[i])
+				if !bytes.Equal(k, pos.At(i)) {
+					t.Fatalf("%v: stream key %d is %q, want %q", kind, i, k, pos.At(i))
 				}
 				i++
 			}
 		}
-		if i != len(pos) {
-			t.Fatalf("%v: stream gave %d keys, want %d", kind, i, len(pos))
+		if i != pos.Len() {
+			t.Fatalf("%v: stream gave %d keys, want %d", kind, i, pos.Len())
+		}
+		src, i := pos.Source(), 0
+		for c := src.Next(); c != nil; c = src.Next() {
+			for _, k := range c {
+				if !bytes.Equal(k, pos.At(i)) {
+					t.Fatalf("%v: source key %d is %q, want %q", kind, i, k, pos.At(i))
+				}
+				i++
+			}
+		}
+		if i != pos.Len() {
+			t.Fatalf("%v: source gave %d keys, want %d", kind, i, pos.Len())
 		}
 	}
 	if k := string(Key(make([]byte, 60), URL60, SetPositive, 7)); k[:16] != "https://www.site" || len(k) != 60 {
@@ -120,7 +133,11 @@ func TestAdapters(t *testing.T) {
 				}
 				pools := NewPools(w)
 				if bf, ok := b.Filter.(BatchFilter); ok {
-					found := bf.ContainsMany(pools.Hits[:100], nil)
+					var keys [][]byte
+					for i := range 100 {
+						keys = append(keys, pools.Hits.At(i))
+					}
+					found := bf.ContainsMany(keys, nil)
 					for i, ok := range found[:100] {
 						if !ok {
 							t.Fatalf("ContainsMany denies added key %d", i)
@@ -151,8 +168,8 @@ func TestConcurrency(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					for i, k := range pools.Hits {
-						if !b.Filter.Contains(k) {
+					for i := range pools.Hits.Len() {
+						if !b.Filter.Contains(pools.Hits.At(i)) {
 							t.Errorf("goroutine %d: added key %d denied", g, i)
 							return
 						}
@@ -160,13 +177,13 @@ func TestConcurrency(t *testing.T) {
 				}()
 			}
 			if v.ConcurrentAdds {
-				more := Keys(Key16, SetPositive, testN, 2000)
+				more := NewKeySet(Key16, SetPositive, testN, 2000)
 				for g := range 2 {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						for _, k := range more[g*1000 : (g+1)*1000] {
-							b.Filter.Add(k)
+						for i := g * 1000; i < (g+1)*1000; i++ {
+							b.Filter.Add(more.At(i))
 						}
 					}()
 				}
@@ -197,8 +214,9 @@ func TestOpen(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			for i, k := range NewPools(w).Hits {
-				if !f.Contains(k) {
+			hits := NewPools(w).Hits
+			for i := range hits.Len() {
+				if !f.Contains(hits.At(i)) {
 					t.Fatalf("mapped file denies added key %d", i)
 				}
 			}

@@ -99,16 +99,55 @@ func Key(dst []byte, kind KeyKind, set, i uint64) []byte {
 	return b
 }
 
-// Keys returns keys from, from+1, ..., from+count-1 of set, laid out in one
-// contiguous block.
-func Keys(kind KeyKind, set, from uint64, count int) [][]byte {
-	l := kind.Len()
-	flat := make([]byte, count*l)
-	keys := make([][]byte, count)
-	for j := range keys {
-		keys[j] = Key(flat[j*l:(j+1)*l], kind, set, from+uint64(j))
+// KeySet is keys of one length laid out back to back. It has no slice
+// header per key, so a million keys are one pointer to the garbage
+// collector, and the lookup loops slice them out as they go.
+type KeySet struct {
+	flat []byte
+	l    int
+}
+
+// NewKeySet returns keys from, from+1, ..., from+count-1 of set.
+func NewKeySet(kind KeyKind, set, from uint64, count int) KeySet {
+	s := KeySet{make([]byte, count*kind.Len()), kind.Len()}
+	for j := range count {
+		Key(s.flat[j*s.l:], kind, set, from+uint64(j))
 	}
-	return keys
+	return s
+}
+
+// Len is the number of keys.
+func (s KeySet) Len() int {
+	if s.l == 0 {
+		return 0
+	}
+	return len(s.flat) / s.l
+}
+
+// At returns key i.
+func (s KeySet) At(i int) []byte { return s.flat[i*s.l : (i+1)*s.l : (i+1)*s.l] }
+
+// Source yields the keys in chunks of ChunkKeys.
+func (s KeySet) Source() KeySource {
+	return &setSource{set: s, chunk: make([][]byte, min(s.Len(), ChunkKeys))}
+}
+
+type setSource struct {
+	set   KeySet
+	next  int
+	chunk [][]byte
+}
+
+func (s *setSource) Next() [][]byte {
+	c := min(len(s.chunk), s.set.Len()-s.next)
+	if c <= 0 {
+		return nil
+	}
+	for j := range c {
+		s.chunk[j] = s.set.At(s.next + j)
+	}
+	s.next += c
+	return s.chunk[:c]
 }
 
 // KeyStream yields the keys of one set in chunks, reusing one buffer, so a
@@ -128,8 +167,9 @@ const ChunkKeys = 1 << 16
 // NewKeyStream streams keys from, ..., from+count-1 of set.
 func NewKeyStream(kind KeyKind, set, from, count uint64) *KeyStream {
 	l := kind.Len()
+	c := min(count, ChunkKeys)
 	s := &KeyStream{kind: kind, set: set, next: from, end: from + count,
-		flat: make([]byte, ChunkKeys*l), chunk: make([][]byte, ChunkKeys)}
+		flat: make([]byte, c*uint64(l)), chunk: make([][]byte, c)}
 	for j := range s.chunk {
 		s.chunk[j] = s.flat[j*l : (j+1)*l]
 	}
@@ -142,7 +182,7 @@ func (s *KeyStream) Next() [][]byte {
 	if s.next >= s.end {
 		return nil
 	}
-	c := min(uint64(ChunkKeys), s.end-s.next)
+	c := min(uint64(len(s.chunk)), s.end-s.next)
 	for j := range c {
 		Key(s.chunk[j], s.kind, s.set, s.next+j)
 	}
@@ -154,17 +194,4 @@ func (s *KeyStream) Next() [][]byte {
 // valid until the following call.
 type KeySource interface {
 	Next() [][]byte
-}
-
-// SliceSource is a KeySource over keys already in memory, one chunk.
-type SliceSource struct{ keys [][]byte }
-
-// NewSliceSource yields keys as one chunk.
-func NewSliceSource(keys [][]byte) *SliceSource { return &SliceSource{keys} }
-
-// Next returns the keys the first time and nil afterwards.
-func (s *SliceSource) Next() [][]byte {
-	k := s.keys
-	s.keys = nil
-	return k
 }

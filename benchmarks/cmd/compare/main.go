@@ -1,0 +1,208 @@
+// Command compare runs the bloomkit benchmark suite: every bloomkit variant
+// and every peer library on one workload, in one run. It prints markdown
+// tables and writes them, the raw results (results.json) and PNG plots to
+// an output folder.
+//
+//	go run ./benchmarks/cmd/compare                        # about a minute on 2 cores
+//	go run ./benchmarks/cmd/compare -full -out docs/img/benchmarks  # the run in docs/benchmarks.md
+//
+// The default run measures 16-byte keys at n = 1e4 ... 4e6 and 60-byte
+// URL-like keys at n = 1e6, all at p = 1%, and an accuracy sweep of
+// p = 1e-1 ... 1e-6 at n = 1e5. -full measures up to n = 1e9 (filters of
+// 1.1 GiB and more) and sweeps at n = 1e6 with more negatives.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	bench "github.com/bloomkit/bloomkit/benchmarks"
+)
+
+// config is everything a run is told.
+type config struct {
+	sizes       []uint64  // n for 16-byte keys (the cache-cliff series)
+	urlSizes    []uint64  // n for 60-byte URL-like keys
+	p           float64   // target rate of the size series
+	sweep       []float64 // target rates of the accuracy sweep
+	sweepN      uint64
+	sweepErrors float64 // sweep negatives: enough for this many expected false positives
+	maxTrials   uint64  // cap on sweep negatives
+	fprTrials   uint64  // negatives per measured rate, at least
+	benchTime   time.Duration
+	reps        int    // timed runs per measurement; the fastest counts
+	keepBytes   uint64 // filters kept for interleaved timing rounds, at most
+	variants    []*bench.Variant
+	bigN        uint64           // sizes >= bigN use bigVariants only
+	bigVariants []*bench.Variant // nil: all
+	staticMaxN  uint64           // static filters are built only up to this n
+	summaryN    uint64           // the workload of the summary table
+	out         string
+	quiet       bool // no progress on stderr
+	verbose     bool // time the phases of each measurement
+}
+
+func main() {
+	cfg, err := parseFlags(os.Args[1:], os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "compare:", err)
+		os.Exit(2)
+	}
+	if err := run(cfg, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "compare:", err)
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	full := fs.Bool("full", false, "the full run: sizes up to 1e9, sweep at n = 1e6 with 100 expected false positives per point (about 40 minutes)")
+	sizes := fs.String("sizes", "", "n for 16-byte keys (default 1e4,1e5,1e6,4e6; -full: 1e4,1e5,1e6,1e7,1e8,1e9)")
+	urlSizes := fs.String("url-sizes", "1e6", "n for 60-byte URL-like keys")
+	p := fs.Float64("p", 0.01, "target false-positive rate of the size series")
+	sweep := fs.String("sweep", "1e-1,1e-2,1e-3,1e-4,1e-5,1e-6", "target rates of the accuracy sweep (empty: no sweep)")
+	sweepN := fs.String("sweep-n", "", "n of the accuracy sweep (default 1e5; -full: 1e6)")
+	sweepErrors := fs.Float64("sweep-errors", 0, "sweep negatives per point: enough for this many expected false positives (default 10; -full: 100)")
+	maxTrials := fs.String("max-trials", "2e8", "cap on the negatives of one sweep point")
+	fprTrials := fs.String("fpr-trials", "1e6", "negatives per measured rate, at least")
+	benchTime := fs.Duration("benchtime", 15*time.Millisecond, "time of one timed run")
+	reps := fs.Int("reps", 3, "timed runs per measurement, in interleaved rounds; the fastest counts")
+	keep := fs.Float64("keep-gib", 2, "GiB of filters kept in memory to time in interleaved rounds")
+	variants := fs.String("variants", "all", "comma-separated variants to compare")
+	bigN := fs.String("big-n", "5e8", "sizes from this n on use -big-variants only")
+	bigVariants := fs.String("big-variants", "all", "variants measured at sizes >= -big-n")
+	staticMaxN := fs.String("static-max-n", "2e8", "largest n for which static filters are built (they hold every key's hash in memory)")
+	summaryN := fs.String("summary-n", "1e6", "n of the summary workload (16-byte keys, -p)")
+	out := fs.String("out", "", "output folder (default benchmarks/results under the repository root)")
+	quiet := fs.Bool("q", false, "no progress on stderr")
+	verbose := fs.Bool("v", false, "print the time of each phase of each measurement")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	def := func(s, normal, fullv string) string {
+		if s != "" {
+			return s
+		}
+		if *full {
+			return fullv
+		}
+		return normal
+	}
+	cfg := &config{p: *p, benchTime: *benchTime, reps: *reps, quiet: *quiet, verbose: *verbose}
+	cfg.keepBytes = uint64(*keep * (1 << 30))
+	if cfg.reps < 1 {
+		return nil, fmt.Errorf("-reps %d: want at least 1", cfg.reps)
+	}
+	var err error
+	if cfg.sizes, err = counts(def(*sizes, "1e4,1e5,1e6,4e6", "1e4,1e5,1e6,1e7,1e8,1e9")); err != nil {
+		return nil, err
+	}
+	if cfg.urlSizes, err = counts(*urlSizes); err != nil {
+		return nil, err
+	}
+	if cfg.sweep, err = rates(*sweep); err != nil {
+		return nil, err
+	}
+	if !(cfg.p > 0 && cfg.p < 1) {
+		return nil, fmt.Errorf("-p %g is not in (0, 1)", cfg.p)
+	}
+	one := func(s string) (uint64, error) {
+		v, err := counts(s)
+		if err != nil || len(v) != 1 {
+			return 0, fmt.Errorf("bad count %q", s)
+		}
+		return v[0], nil
+	}
+	if cfg.sweepN, err = one(def(*sweepN, "1e5", "1e6")); err != nil {
+		return nil, err
+	}
+	cfg.sweepErrors = *sweepErrors
+	if cfg.sweepErrors == 0 {
+		cfg.sweepErrors = 10
+		if *full {
+			cfg.sweepErrors = 100
+		}
+	}
+	for _, f := range []struct {
+		dst *uint64
+		s   string
+	}{{&cfg.maxTrials, *maxTrials}, {&cfg.fprTrials, *fprTrials}, {&cfg.bigN, *bigN}, {&cfg.staticMaxN, *staticMaxN}, {&cfg.summaryN, *summaryN}} {
+		if *f.dst, err = one(f.s); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.variants, err = bench.Select(*variants); err != nil {
+		return nil, err
+	}
+	if *bigVariants != "all" {
+		if cfg.bigVariants, err = bench.Select(*bigVariants); err != nil {
+			return nil, err
+		}
+	}
+	cfg.out = *out
+	if cfg.out == "" {
+		root, err := repoRoot()
+		if err != nil {
+			return nil, err
+		}
+		cfg.out = filepath.Join(root, "benchmarks", "results")
+	}
+	return cfg, nil
+}
+
+func counts(s string) ([]uint64, error) {
+	var v []uint64
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := bench.ParseCount(f)
+		if err != nil {
+			return nil, err
+		}
+		v = append(v, n)
+	}
+	return v, nil
+}
+
+func rates(s string) ([]float64, error) {
+	var v []float64
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		p, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(p > 0 && p < 1) {
+			return nil, fmt.Errorf("bad rate %q", f)
+		}
+		v = append(v, p)
+	}
+	return v, nil
+}
+
+// repoRoot finds the bloomkit repository root: the nearest folder, from the
+// working directory up, that holds benchmarks/go.mod.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "benchmarks", "go.mod")); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no benchmarks/go.mod above %s: give -out", dir)
+		}
+	}
+}
