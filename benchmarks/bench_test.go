@@ -99,13 +99,19 @@ func BenchmarkContains(b *testing.B) {
 }
 
 // BenchmarkAdd: adding new keys to a filter for n keys (dynamic filters),
-// and building a static filter from n keys (ns/key metric).
+// one at a time (op=add) and through AddMany where offered (op=batch), and
+// building a static filter from n keys (ns/key metric).
 func BenchmarkAdd(b *testing.B) {
 	for _, v := range benchVariants(b) {
 		for _, w := range benchWorkloads(b) {
 			name := "variant=" + v.Name + "/" + w.String()
 			if !v.Static() {
-				b.Run(name, AddBench(v, w))
+				b.Run(name+"/op=add", AddBench(v, w, false))
+				if f, err := v.New(1, 0.5); err == nil {
+					if _, ok := f.(BatchAdder); ok {
+						b.Run(name+"/op=batch", AddBench(v, w, true))
+					}
+				}
 				continue
 			}
 			b.Run(name+"/op=build", func(b *testing.B) {

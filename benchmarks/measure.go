@@ -159,6 +159,40 @@ func BuildTimed(v *Variant, w Workload, minTime time.Duration) (*Built, error) {
 	return b, nil
 }
 
+// BatchAddTimed fills fresh filters of v with the n keys of w through
+// AddMany, BatchSize keys a call, until minTime has passed (at least once),
+// and returns the fastest fill's time per key. ok is false when v's filters
+// have no AddMany.
+func BatchAddTimed(v *Variant, w Workload, minTime time.Duration) (ns float64, ok bool, err error) {
+	if v.Static() {
+		return 0, false, nil
+	}
+	ns = math.Inf(1)
+	start := time.Now()
+	for first := true; first || time.Since(start) < minTime; first = false {
+		runtime.GC()
+		f, err := v.New(w.N, w.P)
+		if err != nil {
+			return 0, false, fmt.Errorf("%s: %w", v.Name, err)
+		}
+		ba, ok := f.(BatchAdder)
+		if !ok {
+			return 0, false, nil
+		}
+		var t time.Duration
+		s := NewKeyStream(w.Keys, SetPositive, 0, w.N)
+		for c := s.Next(); c != nil; c = s.Next() {
+			t0 := time.Now()
+			for i := 0; i < len(c); i += BatchSize {
+				ba.AddMany(c[i:min(i+BatchSize, len(c))])
+			}
+			t += time.Since(t0)
+		}
+		ns = min(ns, float64(t.Nanoseconds())/float64(w.N))
+	}
+	return ns, true, nil
+}
+
 // BitsPerKey is the filter's memory in bits per key added.
 func (b *Built) BitsPerKey() float64 { return float64(b.Filter.Bytes()) * 8 / float64(b.N) }
 
@@ -329,8 +363,9 @@ func BatchLookupBench(f BatchFilter, keys KeySet) func(b *testing.B) {
 // AddBench times v's Add on new keys of w; one op is one key. Keys are made
 // in chunks outside the timer, and when n keys have gone in, the filter is
 // replaced by an empty one, also outside the timer, so every add goes to a
-// filter between empty and full, as in a real fill.
-func AddBench(v *Variant, w Workload) func(b *testing.B) {
+// filter between empty and full, as in a real fill. With batch, keys go in
+// through AddMany, BatchSize at a time.
+func AddBench(v *Variant, w Workload, batch bool) func(b *testing.B) {
 	return func(b *testing.B) {
 		b.ReportAllocs()
 		b.StopTimer()
@@ -338,7 +373,7 @@ func AddBench(v *Variant, w Workload) func(b *testing.B) {
 		var s *KeyStream
 		var chunk [][]byte
 		left, j := uint64(0), 0
-		for range b.N {
+		for i := 0; i < b.N; {
 			if left == 0 {
 				b.StopTimer()
 				f = nil
@@ -355,9 +390,16 @@ func AddBench(v *Variant, w Workload) func(b *testing.B) {
 				chunk, j = s.Next(), 0
 				b.StartTimer()
 			}
-			f.Add(chunk[j])
-			j++
-			left--
+			c := 1
+			if batch {
+				c = min(BatchSize, len(chunk)-j, b.N-i)
+				f.(BatchAdder).AddMany(chunk[j : j+c])
+			} else {
+				f.Add(chunk[j])
+			}
+			j += c
+			i += c
+			left -= uint64(c)
 		}
 		b.StopTimer()
 	}

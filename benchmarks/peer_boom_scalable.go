@@ -28,4 +28,17 @@ func init() {
 			return boomScalable{boom.NewScalableBloomFilter(uint(n), p, boomTightening)}, nil
 		},
 	})
+	register(&Variant{
+		Name:    "boom-scalable-grown",
+		Library: "github.com/tylertreat/BoomFilters",
+		Kind:    KindGrown,
+		Design:  "boom-scalable started at n/64 keys, grown to n (every stage has the first one's capacity)",
+		// Stage i gets rate p·r^i, not p·(1-r)·r^i, so the compound rate
+		// tends to p/(1-r) = 5p with many stages; with tiny stages (n/64 of
+		// a small n) it is far worse.
+		Unbounded: "stage rates p·r^i sum to p/(1-r) = 5p",
+		New: func(n uint64, p float64) (Filter, error) {
+			return boomScalable{boom.NewScalableBloomFilter(uint(max(n/GrowFactor, 1)), p, boomTightening)}, nil
+		},
+	})
 }

@@ -33,6 +33,7 @@ type Result struct {
 	BitsPerKey float64
 
 	AddNs         float64 `json:",omitempty"` // add one key (static: build, per key)
+	BatchAddNs    float64 `json:",omitempty"` // add through AddMany, per key
 	HitNs         float64 `json:",omitempty"`
 	MissNs        float64 `json:",omitempty"`
 	BatchHitNs    float64 `json:",omitempty"`
@@ -233,8 +234,13 @@ func measureWorkload(cfg *config, w bench.Workload, vs []*bench.Variant, tmp str
 		if err != nil {
 			return nil, err
 		}
-		t1 := time.Now()
 		res := newResult("size", v, b)
+		if ns, ok, err := bench.BatchAddTimed(v, w, cfg.benchTime*time.Duration(cfg.reps)); err != nil {
+			return nil, err
+		} else if ok {
+			res.BatchAddNs = ns
+		}
+		t1 := time.Now()
 		res.setRate(b.FalsePositives(cfg.fprTrials))
 		if w.N <= 1e6 {
 			res.FalseNeg = b.FalseNegatives()
