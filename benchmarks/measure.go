@@ -249,34 +249,47 @@ func (r Rate) interval(z float64) (lo, hi float64) {
 // reports present. The keys are negatives from index PoolMax on, disjoint
 // from the miss pool. Filters that allow concurrent lookups are queried
 // from GOMAXPROCS goroutines.
-func (b *Built) FalsePositives(trials uint64) Rate {
+func (b *Built) FalsePositives(trials uint64) Rate { return b.FalsePositivesWithin(trials, trials, 0) }
+
+// FalsePositivesWithin is FalsePositives that may stop early: once at least
+// minTrials keys are tested and budget has passed, it stops at the end of
+// the chunk of keys it is on. A zero budget never stops early.
+func (b *Built) FalsePositivesWithin(trials, minTrials uint64, budget time.Duration) Rate {
 	workers := 1
 	if b.Variant.ConcurrentLookups {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	var total atomic.Uint64
+	deadline := time.Now().Add(budget)
+	var next, tested, positives atomic.Uint64 // next: chunk index
 	var wg sync.WaitGroup
-	per := (trials + uint64(workers) - 1) / uint64(workers)
-	for w := range workers {
-		from := uint64(w) * per
-		count := min(per, trials-min(from, trials))
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var fp uint64
-			s := NewKeyStream(b.Keys, SetNegative, PoolMax+from, count)
-			for c := s.Next(); c != nil; c = s.Next() {
-				for _, k := range c {
-					if b.Filter.Contains(k) {
+			l := b.Keys.Len()
+			buf := make([]byte, ChunkKeys*l)
+			for {
+				from := next.Add(1) - 1
+				if from*ChunkKeys >= trials {
+					return
+				}
+				if budget > 0 && tested.Load() >= minTrials && time.Now().After(deadline) {
+					return
+				}
+				count := min(ChunkKeys, trials-from*ChunkKeys)
+				var fp uint64
+				for j := range count {
+					if b.Filter.Contains(Key(buf[j*uint64(l):], b.Keys, SetNegative, PoolMax+from*ChunkKeys+j)) {
 						fp++
 					}
 				}
+				positives.Add(fp)
+				tested.Add(count)
 			}
-			total.Add(fp)
 		}()
 	}
 	wg.Wait()
-	return Rate{total.Load(), trials}
+	return Rate{positives.Load(), tested.Load()}
 }
 
 // sink keeps lookup results alive so the compiler cannot drop the calls.

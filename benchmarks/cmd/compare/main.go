@@ -32,9 +32,10 @@ type config struct {
 	p           float64   // target rate of the size series
 	sweep       []float64 // target rates of the accuracy sweep
 	sweepN      uint64
-	sweepErrors float64 // sweep negatives: enough for this many expected false positives
-	maxTrials   uint64  // cap on sweep negatives
-	fprTrials   uint64  // negatives per measured rate, at least
+	sweepErrors float64       // sweep negatives: enough for this many expected false positives
+	maxTrials   uint64        // cap on sweep negatives
+	sweepBudget time.Duration // a sweep point stops after this, once it has fprTrials
+	fprTrials   uint64        // negatives per measured rate, at least
 	benchTime   time.Duration
 	reps        int    // timed runs per measurement; the fastest counts
 	keepBytes   uint64 // filters kept for interleaved timing rounds, at most
@@ -71,13 +72,14 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	sweepN := fs.String("sweep-n", "", "n of the accuracy sweep (default 1e5; -full: 1e6)")
 	sweepErrors := fs.Float64("sweep-errors", 0, "sweep negatives per point: enough for this many expected false positives (default 10; -full: 100)")
 	maxTrials := fs.String("max-trials", "2e8", "cap on the negatives of one sweep point")
+	sweepBudget := fs.Duration("sweep-budget", 0, "a sweep point stops testing negatives after this long, once it has -fpr-trials (default 1s; -full: 60s)")
 	fprTrials := fs.String("fpr-trials", "1e6", "negatives per measured rate, at least")
-	benchTime := fs.Duration("benchtime", 15*time.Millisecond, "time of one timed run")
+	benchTime := fs.Duration("benchtime", 10*time.Millisecond, "time of one timed run")
 	reps := fs.Int("reps", 3, "timed runs per measurement, in interleaved rounds; the fastest counts")
 	keep := fs.Float64("keep-gib", 2, "GiB of filters kept in memory to time in interleaved rounds")
 	variants := fs.String("variants", "all", "comma-separated variants to compare")
 	bigN := fs.String("big-n", "5e8", "sizes from this n on use -big-variants only")
-	bigVariants := fs.String("big-variants", "all", "variants measured at sizes >= -big-n")
+	bigVariants := fs.String("big-variants", "", "variants measured at sizes >= -big-n (default all; -full: "+fullBig+")")
 	staticMaxN := fs.String("static-max-n", "2e8", "largest n for which static filters are built (they hold every key's hash in memory)")
 	summaryN := fs.String("summary-n", "1e6", "n of the summary workload (16-byte keys, -p)")
 	out := fs.String("out", "", "output folder (default benchmarks/results under the repository root)")
@@ -126,6 +128,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if cfg.sweepN, err = one(def(*sweepN, "1e5", "1e6")); err != nil {
 		return nil, err
 	}
+	cfg.sweepBudget = *sweepBudget
+	if cfg.sweepBudget == 0 {
+		cfg.sweepBudget = time.Second
+		if *full {
+			cfg.sweepBudget = time.Minute
+		}
+	}
 	cfg.sweepErrors = *sweepErrors
 	if cfg.sweepErrors == 0 {
 		cfg.sweepErrors = 10
@@ -144,8 +153,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if cfg.variants, err = bench.Select(*variants); err != nil {
 		return nil, err
 	}
-	if *bigVariants != "all" {
-		if cfg.bigVariants, err = bench.Select(*bigVariants); err != nil {
+	if big := def(*bigVariants, "all", fullBig); big != "all" {
+		if cfg.bigVariants, err = bench.Select(big); err != nil {
 			return nil, err
 		}
 	}
@@ -159,6 +168,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	return cfg, nil
 }
+
+// fullBig are the variants -full measures at n = 1e9: every bloomkit
+// variant but counting (4.5 GiB), and the fastest classic peers. Filling
+// each takes minutes.
+const fullBig = "standard,partitioned,scalable,bitsandblooms,holiman,bbloom"
 
 func counts(s string) ([]uint64, error) {
 	var v []uint64

@@ -131,7 +131,7 @@ func run(cfg *config, stdout, stderr io.Writer) error {
 				trials = max(cfg.fprTrials, min(cfg.maxTrials, uint64(math.Ceil(cfg.sweepErrors/v.Rate))))
 			}
 			logf("%-16s sweep %v, %d negatives", v.Name, w, trials)
-			res, err := accuracy(v, w, trials)
+			res, err := accuracy(v, w, trials, cfg.fprTrials, cfg.sweepBudget)
 			if err != nil {
 				return err
 			}
@@ -324,7 +324,7 @@ func (cfg *config) flush(batch []*pending, tmp string, logf func(string, ...any)
 	return nil
 }
 
-func accuracy(v *bench.Variant, w bench.Workload, trials uint64) (*Result, error) {
+func accuracy(v *bench.Variant, w bench.Workload, trials, minTrials uint64, budget time.Duration) (*Result, error) {
 	b, err := bench.Build(v, w)
 	if err != nil {
 		return nil, err
@@ -332,6 +332,6 @@ func accuracy(v *bench.Variant, w bench.Workload, trials uint64) (*Result, error
 	res := newResult("sweep", v, b)
 	res.AddNs = 0
 	res.FalseNeg = b.FalseNegatives()
-	res.setRate(b.FalsePositives(trials))
+	res.setRate(b.FalsePositivesWithin(trials, minTrials, budget))
 	return res, nil
 }
