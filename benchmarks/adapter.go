@@ -53,6 +53,10 @@ const (
 	KindStatic   Kind = "static"   // built once from the whole key set: the space anchor
 )
 
+// GrowFactor is how many times its first stage's capacity the grown
+// scalable filters take: they start at n/GrowFactor and grow to n.
+const GrowFactor = 64
+
 // Variant is one compared filter.
 type Variant struct {
 	// Name is the variant's name in benchmark names, tables and plots:
