@@ -153,7 +153,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if cfg.variants, err = bench.Select(*variants); err != nil {
 		return nil, err
 	}
-	if big := def(*bigVariants, "all", fullBig); big != "all" {
+	if big := def(*bigVariants, "all", fullBig); big == fullBig {
+		for _, name := range strings.Split(fullBig, ",") {
+			if v, err := bench.Lookup(name); err == nil { // a variant not built in is left out
+				cfg.bigVariants = append(cfg.bigVariants, v)
+			}
+		}
+	} else if big != "all" {
 		if cfg.bigVariants, err = bench.Select(big); err != nil {
 			return nil, err
 		}
