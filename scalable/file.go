@@ -1,0 +1,169 @@
+package scalable
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/bloomkit/bloomkit/internal/filebacked"
+	"github.com/bloomkit/bloomkit/mmapstore"
+)
+
+// Create makes a file-backed filter at path, which must not exist, whose
+// first stage holds n0 keys (see New). One file holds every stage: growing
+// extends it with its blocks allocated and its length synced, maps the new
+// stage, and only then writes a header that names it, so a crash at any
+// point leaves a file that opens with every stage whose growth completed.
+// Adds go straight to the mapped file; Sync makes them durable and Close
+// seals the file with its checksum.
+func Create(path string, n0 uint64, p float64, opts ...Option) (*Filter, error) {
+	return create(path, n0, p, opts, false)
+}
+
+// CreateTemp is Create for a build that will replace the file at path: it
+// is built in a temporary file in the same folder, and Publish moves it over
+// path atomically. Close without Publish discards it.
+func CreateTemp(path string, n0 uint64, p float64, opts ...Option) (*Filter, error) {
+	return create(path, n0, p, opts, true)
+}
+
+func create(path string, n0 uint64, p float64, opts []Option, temp bool) (*Filter, error) {
+	f, g, err := newFilter(n0, p, opts)
+	if err != nil {
+		return nil, err
+	}
+	f.stages.Store(&[]*stage{newStageOf(nil, g)}) // for the header
+	mf, err := filebacked.Create(path, f.header(), temp)
+	if err != nil {
+		return nil, fmt.Errorf("scalable: %w", err)
+	}
+	f.stages.Store(&[]*stage{newStageOf(mf.StageWords(0), g)})
+	f.Store = filebacked.NewStore(mf, f.Added)
+	return f, nil
+}
+
+// Open maps the scalable filter file at path read-write, every stage of it;
+// the filter goes on growing in the same file. Only one process may hold a
+// file open for writing (mmapstore.ErrLocked otherwise). The options may set
+// the limits (WithMaxStages, WithMaxBytes), which the file does not store;
+// a seed, growth or tightening that differs from the file's is ErrInvalid.
+//
+// Open is O(1) after a clean Close. After a crash it reads the newest stage
+// once, O(its size), to re-estimate how many keys it holds, since the count
+// recorded at the last Sync may be behind: a stage is not overfilled because
+// the process died.
+func Open(path string, opts ...Option) (*Filter, error) { return open(path, false, opts) }
+
+// OpenReadOnly maps the scalable filter file at path read-only: O(1)
+// whatever its size, shared with every other process that maps it. It sees
+// the stages the file held when it was opened. Add on the result panics
+// with ErrReadOnly.
+func OpenReadOnly(path string) (*Filter, error) { return open(path, true, nil) }
+
+func open(path string, readOnly bool, opts []Option) (*Filter, error) {
+	clean := true
+	if !readOnly {
+		// Check the header before mmapstore.Open changes it: the flag that
+		// says the writer closed the file cleanly is cleared there, and a
+		// file this package would refuse, or options that do not fit it,
+		// should leave it untouched. A missing or broken file is reported
+		// by Open below.
+		if h, err := mmapstore.ReadHeader(path); err == nil {
+			clean = h.ChecksumCurrent()
+			if _, err := openConfig(h, opts); err != nil {
+				return nil, err
+			}
+		}
+	}
+	mf, err := filebacked.Open(path, mmapstore.Scalable, readOnly)
+	if err != nil {
+		return nil, fmt.Errorf("scalable: %w", err)
+	}
+	h := mf.Header()
+	c, err := openConfig(h, opts)
+	if err != nil {
+		mf.Close(h.Count) // only if the file changed since ReadHeader
+		return nil, err
+	}
+	f := fromHeader(h, c, mf.StageWords)
+	f.readOnly = readOnly
+	if !clean {
+		st := f.current()
+		last := st[len(st)-1]
+		if est := uint64(math.Round(estimateCount(last.words, last.k))); est > last.count.Load() {
+			last.count.Store(est)
+		}
+	}
+	f.Store = filebacked.NewStore(mf, f.Added)
+	return f, nil
+}
+
+// openConfig checks that h describes a filter this package makes and
+// returns its configuration with the options given to Open applied: limits
+// only.
+func openConfig(h mmapstore.Header, opts []Option) (config, error) {
+	if err := checkHeader(h); err != nil {
+		return config{}, err
+	}
+	base := headerConfig(h)
+	c, err := configure(base, opts)
+	if err != nil {
+		return c, fmt.Errorf("scalable: %w", err)
+	}
+	if c.seed != base.seed || c.growth != base.growth || c.tight != base.tight {
+		return c, fmt.Errorf("scalable: %w: the file has seed %d, growth %v and tightening %v; Open sets limits only",
+			ErrInvalid, base.seed, base.growth, base.tight)
+	}
+	return c, nil
+}
+
+// recordCounts puts each stage's count into the header for the next write.
+func (f *Filter) recordCounts() {
+	if mf := f.File(); mf != nil && !f.readOnly {
+		st := f.current()
+		counts := make([]uint64, len(st))
+		for i, s := range st {
+			counts[i] = s.count.Load()
+		}
+		mf.SetStageCounts(counts)
+	}
+}
+
+// Sync makes every Add completed before it durable, in every stage, and
+// records the stage counts in the header. It costs the pages changed since
+// the last Sync. It does nothing for in-memory and read-only filters.
+func (f *Filter) Sync() error {
+	f.grow.Lock() // no stage is added halfway through
+	defer f.grow.Unlock()
+	f.recordCounts()
+	return f.Store.Sync()
+}
+
+// Close releases the file; a writable filter is synced and sealed with its
+// checksum first (O(size)). It does nothing for an in-memory filter. The
+// filter must not be used afterwards: Add and Contains panic with an error
+// wrapping mmapstore.ErrClosed, and a second Close returns it.
+func (f *Filter) Close() error {
+	if f.File() == nil {
+		return nil
+	}
+	f.grow.Lock()
+	defer f.grow.Unlock()
+	f.recordCounts()
+	err := f.CloseFile()
+	f.stages.Store(&[]*stage{})
+	return err
+}
+
+// Publish completes a filter made by CreateTemp: it is sealed, synced and
+// renamed over its target path, so readers of that path see the old filter
+// or the new one, never a partial one. The filter is closed afterwards.
+func (f *Filter) Publish() error {
+	f.grow.Lock()
+	defer f.grow.Unlock()
+	f.recordCounts()
+	err := f.PublishFile()
+	if f.File() != nil {
+		f.stages.Store(&[]*stage{})
+	}
+	return err
+}

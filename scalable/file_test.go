@@ -1,0 +1,284 @@
+package scalable
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bloomkit/bloomkit/internal/filtertest"
+	"github.com/bloomkit/bloomkit/mmapstore"
+	"github.com/bloomkit/bloomkit/standard"
+)
+
+func TestFileGrowsAndReopens(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.bloom")
+	f, err := Create(path, 1000, 0.01, WithSeed(4))
+	require.NoError(t, err)
+	require.Equal(t, path, f.Path())
+	filtertest.AddKeys(f, 1, 20_000) // 1+2+4+8 thousand, then the fifth stage
+	require.Equal(t, 5, f.NumStages())
+	require.NoError(t, f.Sync())
+	require.ErrorIs(t, f.Verify(), mmapstore.ErrChecksumStale, "open for writing")
+	filtertest.AddKeys(f, 2, 10_000) // and on past the Sync
+	added := f.Added()
+	require.NoError(t, f.Close())
+	require.ErrorIs(t, f.Close(), mmapstore.ErrClosed)
+
+	r, err := OpenReadOnly(path)
+	require.NoError(t, err)
+	require.True(t, r.ReadOnly())
+	require.Equal(t, 5, r.NumStages())
+	require.EqualValues(t, 4, r.Seed())
+	filtertest.NoFalseNegatives(t, r, 1, 20_000)
+	filtertest.NoFalseNegatives(t, r, 2, 10_000)
+	require.NoError(t, r.Verify())
+	require.NoError(t, r.Prefault())
+	require.Equal(t, added, r.Added())
+	require.Greater(t, r.Added(), uint64(29_700))
+	require.NoError(t, r.Close())
+
+	w, err := Open(path)
+	require.NoError(t, err)
+	filtertest.AddKeys(w, 3, 30_000) // grows again in the same file
+	require.Equal(t, 6, w.NumStages())
+	require.NoError(t, w.Close())
+	r, err = OpenReadOnly(path)
+	require.NoError(t, err)
+	defer r.Close()
+	require.Equal(t, 6, r.NumStages())
+	filtertest.NoFalseNegatives(t, r, 1, 20_000)
+	filtertest.NoFalseNegatives(t, r, 2, 10_000)
+	filtertest.NoFalseNegatives(t, r, 3, 30_000)
+	require.NoError(t, r.Verify())
+	_, err = standard.OpenReadOnly(path)
+	require.ErrorIs(t, err, mmapstore.ErrVariant)
+
+	// The file and the stream of the same filter agree: ReadFrom reads the
+	// file, and WriteTo of the mapped filter writes its payload.
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	m, err := ReadFrom(bytes.NewReader(data))
+	require.NoError(t, err)
+	require.Equal(t, r.Stages(), m.Stages())
+	var buf bytes.Buffer
+	_, err = r.WriteTo(&buf)
+	require.NoError(t, err)
+	require.Equal(t, data[mmapstore.PayloadOffset:], buf.Bytes()[mmapstore.PayloadOffset:])
+}
+
+func TestAddToReadOnlyPanics(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.bloom")
+	f, err := Create(path, 100, 0.01)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	r, err := OpenReadOnly(path)
+	require.NoError(t, err)
+	defer r.Close()
+	defer func() {
+		err, ok := recover().(error)
+		require.True(t, ok)
+		require.ErrorIs(t, err, ErrReadOnly)
+	}()
+	r.AddString("x")
+	t.Fatal("Add on a read-only filter returned")
+}
+
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Open(filepath.Join(dir, "missing"))
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	_, err = OpenReadOnly(filepath.Join(dir, "missing"))
+	require.ErrorIs(t, err, fs.ErrNotExist)
+
+	path := filepath.Join(dir, "f.bloom")
+	f, err := Create(path, 1000, 0.01, WithSeed(3))
+	require.NoError(t, err)
+	_, err = Create(path, 1000, 0.01)
+	require.ErrorIs(t, err, fs.ErrExist)
+	_, err = Open(path)
+	require.ErrorIs(t, err, mmapstore.ErrLocked, "one writer at a time")
+	filtertest.AddKeys(f, 1, 3000)
+	require.NoError(t, f.Close())
+
+	_, err = Create(filepath.Join(dir, "bad"), 0, 0.01)
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = Create(filepath.Join(dir, "bad"), 100, 0.01, WithTightening(2))
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = os.Stat(filepath.Join(dir, "bad"))
+	require.ErrorIs(t, err, fs.ErrNotExist, "nothing is left behind")
+
+	// Open takes limits only; what the file records cannot change, and a
+	// refused Open leaves the file as it was.
+	before, err := os.ReadFile(path)
+	require.NoError(t, err)
+	for _, o := range []Option{WithSeed(4), WithGrowth(3), WithTightening(0.5), WithMaxStages(0)} {
+		_, err = Open(path, o)
+		require.ErrorIs(t, err, ErrInvalid)
+	}
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, before, after)
+
+	// Limits set at Open apply: two stages so far, and no third.
+	w, err := Open(path, WithSeed(3), WithMaxStages(2))
+	require.NoError(t, err)
+	require.Equal(t, 2, w.NumStages())
+	filtertest.AddKeys(w, 2, 5000)
+	require.ErrorIs(t, w.Err(), ErrLimit)
+	require.Equal(t, 2, w.NumStages())
+	require.NoError(t, w.Close())
+}
+
+func TestPublishReplacesAtomically(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "live.bloom")
+	old, err := New(100, 0.01)
+	require.NoError(t, err)
+	old.AddString("old")
+	require.NoError(t, old.WriteFile(path))
+	require.ErrorIs(t, old.Publish(), mmapstore.ErrNotTemp)
+
+	b, err := CreateTemp(path, 100, 0.01)
+	require.NoError(t, err)
+	require.NotEqual(t, path, b.Path())
+	filtertest.AddKeys(b, 1, 3000) // grows in the temporary file
+	require.Greater(t, b.NumStages(), 3)
+	cur, err := OpenReadOnly(path)
+	require.NoError(t, err)
+	require.True(t, cur.ContainsString("old"))
+	require.NoError(t, cur.Close())
+
+	require.NoError(t, b.Publish())
+	cur, err = OpenReadOnly(path)
+	require.NoError(t, err)
+	defer cur.Close()
+	require.NoError(t, cur.Verify())
+	require.Greater(t, cur.NumStages(), 3)
+	filtertest.NoFalseNegatives(t, cur, 1, 3000)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "no temporary file left")
+}
+
+// copyFile returns the bytes of path as they are now: what the file holds
+// if the process that has it open dies at this moment (its writes are in
+// the page cache, which outlives it).
+func copyFile(t *testing.T, path string) []byte {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}
+
+// TestCrashLeavesEveryCompletedStage kills a writer (it is never closed) at
+// several points and opens what it left: the file as it stood, and the file
+// as a crash during the next growth leaves it (the new stage's space
+// allocated, in part or whole, but not yet named by the header).
+func TestCrashLeavesEveryCompletedStage(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.bloom")
+	f, err := Create(path, 1000, 0.01)
+	require.NoError(t, err)
+	defer f.Close()
+	filtertest.AddKeys(f, 1, 6000) // three stages
+	require.Equal(t, 3, f.NumStages())
+	require.NoError(t, f.Sync())
+	synced := copyFile(t, path)
+
+	// Up to just before the next stage: fill stage 2 to its capacity.
+	next := fillTo(f, 2, 0, 7000)
+	require.Equal(t, 3, f.NumStages())
+	beforeGrow := copyFile(t, path)
+	k := absentKey(t, f, 4)
+	require.True(t, f.Add(k)) // grows: the fourth stage
+	require.Equal(t, 4, f.NumStages())
+	afterGrow := copyFile(t, path)
+	require.Greater(t, len(afterGrow), len(beforeGrow))
+
+	open := func(t *testing.T, data []byte) *Filter {
+		p := filepath.Join(t.TempDir(), "crashed.bloom")
+		require.NoError(t, os.WriteFile(p, data, 0o644))
+		r, err := Open(p)
+		require.NoError(t, err)
+		t.Cleanup(func() { r.Close() })
+		require.ErrorIs(t, r.Verify(), mmapstore.ErrChecksumStale)
+		return r
+	}
+
+	t.Run("synced", func(t *testing.T) {
+		r := open(t, synced)
+		require.Equal(t, 3, r.NumStages())
+		filtertest.NoFalseNegatives(t, r, 1, 6000)
+	})
+	t.Run("after growth", func(t *testing.T) {
+		r := open(t, afterGrow)
+		require.Equal(t, 4, r.NumStages())
+		filtertest.NoFalseNegatives(t, r, 1, 6000)
+		filtertest.NoFalseNegatives(t, r, 2, next)
+		require.True(t, r.Contains(k))
+		// The header recorded each stage full when it grew.
+		for i, s := range r.Stages()[:3] {
+			require.Equal(t, s.Capacity, s.Count, "stage %d", i)
+		}
+	})
+	// A crash inside Grow after the file was extended (fully or in part)
+	// and before the header named the stage: the old header, a longer file.
+	for _, cut := range []int{len(beforeGrow), len(beforeGrow) + 4096, len(afterGrow) - 64, len(afterGrow)} {
+		data := bytes.Clone(afterGrow[:cut])
+		copy(data[:mmapstore.HeaderSize], beforeGrow[:mmapstore.HeaderSize])
+		r := open(t, data)
+		require.Equal(t, 3, r.NumStages(), "length %d", cut)
+		filtertest.NoFalseNegatives(t, r, 1, 6000)
+		filtertest.NoFalseNegatives(t, r, 2, next)
+		// It grows again over the abandoned space, and keeps every key.
+		filtertest.AddKeys(r, 3, 5000)
+		require.Equal(t, 4, r.NumStages())
+		filtertest.NoFalseNegatives(t, r, 1, 6000)
+		filtertest.NoFalseNegatives(t, r, 3, 5000)
+	}
+	// Cut below what the header names: a typed error, not a panic.
+	for _, cut := range []int{len(synced) - 8, mmapstore.HeaderSize + 100, 100} {
+		p := filepath.Join(dir, "cut.bloom")
+		require.NoError(t, os.WriteFile(p, synced[:cut], 0o644))
+		_, err := OpenReadOnly(p)
+		require.ErrorIs(t, err, mmapstore.ErrTruncated, "length %d", cut)
+		_, err = Open(p)
+		require.ErrorIs(t, err, mmapstore.ErrTruncated, "length %d", cut)
+	}
+}
+
+// TestCrashRecountsNewestStage: the counts in the header are those of the
+// last Sync (or growth). After a crash, Open estimates the newest stage's
+// keys from its bits so that the stage is not filled past its capacity.
+func TestCrashRecountsNewestStage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.bloom")
+	f, err := Create(path, 10_000, 0.01)
+	require.NoError(t, err)
+	defer f.Close()
+	filtertest.AddKeys(f, 1, 15_000) // stage 0 full, stage 1 a quarter
+	require.NoError(t, f.Sync())
+	filtertest.AddKeys(f, 2, 10_000) // stage 1 three quarters; not synced
+	want := f.Stages()[1].Count
+
+	p := filepath.Join(t.TempDir(), "crashed.bloom")
+	require.NoError(t, os.WriteFile(p, copyFile(t, path), 0o644))
+	h, err := mmapstore.ReadHeader(p)
+	require.NoError(t, err)
+	require.Less(t, h.Stages[1].Count, want-9000, "the header is behind")
+	r, err := Open(p)
+	require.NoError(t, err)
+	defer r.Close()
+	require.InEpsilon(t, float64(want), float64(r.Stages()[1].Count), 0.03)
+
+	// A clean file keeps its exact counts.
+	filtertest.AddKeys(r, 3, 1000)
+	counts := r.Stages()
+	require.NoError(t, r.Close())
+	c, err := Open(p)
+	require.NoError(t, err)
+	defer c.Close()
+	require.Equal(t, counts, c.Stages())
+}

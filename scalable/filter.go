@@ -1,0 +1,516 @@
+package scalable
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/bloomkit/bloomkit/internal/blocked"
+	"github.com/bloomkit/bloomkit/internal/filebacked"
+	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit/internal/sizing"
+	"github.com/bloomkit/bloomkit/mmapstore"
+)
+
+var _ io.WriterTo = (*Filter)(nil)
+
+// Filter is a scalable Bloom filter: a list of cache-line blocked stages,
+// each larger and tighter than the one before, so it takes any number of
+// keys while its false-positive rate stays below the target. The zero value
+// is not usable; make filters with New, Create, CreateTemp, Open,
+// OpenReadOnly or ReadFrom.
+//
+// Add, TryAdd, Contains and the introspection methods are safe for
+// concurrent use by many goroutines; one goroutine at a time adds a stage,
+// while the others go on. Sync may run alongside them. WriteTo, Close and
+// Publish must not run concurrently with Add.
+type Filter struct {
+	stages   atomic.Pointer[[]*stage] // newest last; replaced, never changed
+	grow     sync.Mutex               // held while a stage is added
+	cfg      config
+	n0       uint64
+	p        float64
+	limitErr atomic.Pointer[error] // why the filter stopped growing, once it did
+	readOnly bool
+	filebacked.Store
+}
+
+// stage is one blocked sub-filter. The fields every probe reads come first;
+// count, which adds write, is 64 bytes away from them on either side, so it
+// never shares a cache line with them (wherever the struct starts) and its
+// updates do not slow lookups on other cores.
+type stage struct {
+	words    []uint64
+	blocks   uint64
+	capacity uint64
+	k        uint32
+	_        [64]byte
+	count    atomic.Uint64 // keys this stage took as new
+	_        [64]byte
+	geom     mmapstore.Stage
+}
+
+func newStageOf(words []uint64, g mmapstore.Stage) *stage {
+	return &stage{words: words, blocks: g.M / blocked.BlockBits, capacity: g.Capacity, k: g.K, geom: g}
+}
+
+func (s *stage) contains(d hashing.Digest) bool { return blocked.Contains(s.words, s.blocks, d, s.k) }
+
+// probe reports whether some stage of st may hold d, newest (last) first:
+// most keys are in the newest stages, which hold most of the capacity.
+func probe(st []*stage, d hashing.Digest) bool {
+	for i := len(st) - 1; i >= 0; i-- {
+		if st[i].contains(d) {
+			return true
+		}
+	}
+	return false
+}
+
+// New returns an in-memory filter whose first stage holds n0 keys; it grows
+// as keys arrive (up to WithMaxStages and WithMaxBytes) while the compound
+// false-positive rate stays below p. It returns ErrInvalid for n0 = 0, p
+// outside (0,1) or a bad option, and ErrTooLarge when the first stage does
+// not fit in this machine's memory or in WithMaxBytes.
+func New(n0 uint64, p float64, opts ...Option) (*Filter, error) {
+	f, g, err := newFilter(n0, p, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := sizing.CheckMemory(mmapstore.CellBytes(g.M, 1)); err != nil {
+		return nil, fmt.Errorf("scalable: first stage: %w", err)
+	}
+	f.stages.Store(&[]*stage{newStageOf(blocked.AlignedWords(g.M/64), g)})
+	return f, nil
+}
+
+// newFilter checks what New and Create are given and returns the filter,
+// without stages, and the geometry of its first stage.
+func newFilter(n0 uint64, p float64, opts []Option) (*Filter, mmapstore.Stage, error) {
+	if err := sizing.CheckNP(n0, p); err != nil {
+		return nil, mmapstore.Stage{}, fmt.Errorf("scalable: %w", err)
+	}
+	c, err := configure(defaultConfig(), opts)
+	if err != nil {
+		return nil, mmapstore.Stage{}, fmt.Errorf("scalable: %w", err)
+	}
+	g, err := stageParams(n0, p, c, 0)
+	if err != nil {
+		return nil, mmapstore.Stage{}, fmt.Errorf("scalable: first stage: %w", err)
+	}
+	if b := mmapstore.CellBytes(g.M, 1); c.maxBytes != 0 && b > c.maxBytes {
+		return nil, mmapstore.Stage{}, fmt.Errorf("scalable: %w: the first stage takes %d bytes, WithMaxBytes allows %d",
+			ErrTooLarge, b, c.maxBytes)
+	}
+	return &Filter{cfg: c, n0: n0, p: p}, g, nil
+}
+
+// newStage makes stage i, in the file for a file-backed filter, else in
+// memory, within the stage and size limits. Every error wraps ErrLimit. The
+// caller holds f.grow.
+func (f *Filter) newStage(i int) (*stage, error) {
+	if i >= f.cfg.maxStages {
+		return nil, fmt.Errorf("%w: stage %d: the limit is %d stages", ErrLimit, i, f.cfg.maxStages)
+	}
+	g, err := stageParams(f.n0, f.p, f.cfg, i)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrLimit, err)
+	}
+	bytes := mmapstore.CellBytes(g.M, 1)
+	total := f.Bytes() + bytes
+	if f.cfg.maxBytes != 0 && total > f.cfg.maxBytes {
+		return nil, fmt.Errorf("%w: stage %d (%d bytes) would bring the filter to %d bytes, WithMaxBytes allows %d",
+			ErrLimit, i, bytes, total, f.cfg.maxBytes)
+	}
+	if mf := f.File(); mf != nil {
+		f.recordCounts() // the header Grow writes says the full stage is full
+		words, err := mf.Grow(g)
+		if err != nil {
+			return nil, fmt.Errorf("%w: stage %d: %w", ErrLimit, i, err)
+		}
+		return newStageOf(words, g), nil
+	}
+	if err := sizing.CheckMemory(total); err != nil {
+		return nil, fmt.Errorf("%w: stage %d: %w", ErrLimit, i, err)
+	}
+	return newStageOf(blocked.AlignedWords(bytes/8), g), nil
+}
+
+// current returns the stages, oldest first.
+func (f *Filter) current() []*stage { return *f.stages.Load() }
+
+// live returns the stages, and panics if the filter was closed.
+func (f *Filter) live() []*stage {
+	st := f.current()
+	if len(st) == 0 {
+		panic(fmt.Errorf("scalable: %w: %s", mmapstore.ErrClosed, f.Path()))
+	}
+	return st
+}
+
+// Add adds key and reports whether it was new: false when some stage may
+// already hold it, either because it was added before or as a false
+// positive. Such a key does not count toward growth. A new key goes to the
+// newest stage; when that stage is at capacity, a stage is added first. Two
+// goroutines that add the same key at the same moment may both be told it
+// is new.
+//
+// Add never loses a key. If the filter may not grow (see Err), the key goes
+// to the full newest stage, whose rate then rises above its share: Err
+// reports this and EstimatedFPR shows the rate. TryAdd refuses such keys
+// instead.
+//
+// Add on a filter opened with OpenReadOnly panics with an error wrapping
+// ErrReadOnly, and on a closed filter with one wrapping mmapstore.ErrClosed:
+// both are programming errors.
+func (f *Filter) Add(key []byte) bool { return f.AddDigest(hashing.Sum(key, f.cfg.seed)) }
+
+// AddString is Add for a string key, without copying it.
+func (f *Filter) AddString(key string) bool {
+	return f.AddDigest(hashing.SumString(key, f.cfg.seed))
+}
+
+// AddDigest is Add for a key already hashed with this filter's seed
+// (bloomkit.Hash).
+func (f *Filter) AddDigest(d hashing.Digest) bool {
+	isNew, _ := f.add(d, false)
+	return isNew
+}
+
+// TryAdd is Add that keeps the rate bound: when the key would need a new
+// stage and the filter may not grow, it adds nothing and returns false and
+// an error wrapping ErrLimit.
+func (f *Filter) TryAdd(key []byte) (bool, error) { return f.add(hashing.Sum(key, f.cfg.seed), true) }
+
+// TryAddString is TryAdd for a string key, without copying it.
+func (f *Filter) TryAddString(key string) (bool, error) {
+	return f.add(hashing.SumString(key, f.cfg.seed), true)
+}
+
+func (f *Filter) add(d hashing.Digest, strict bool) (bool, error) {
+	if f.readOnly {
+		panic(fmt.Errorf("scalable: Add: %w: %s", ErrReadOnly, f.Path()))
+	}
+	st := f.live()
+	if probe(st, d) {
+		return false, nil
+	}
+	last := st[len(st)-1]
+	if last.count.Load() >= last.capacity {
+		var err error
+		if last, err = f.addStage(last); err != nil && strict {
+			return false, err
+		}
+	}
+	if !blocked.Add(last.words, last.blocks, d, last.k) {
+		return false, nil // another goroutine added it meanwhile
+	}
+	last.count.Add(1)
+	return true, nil
+}
+
+// addStage adds a stage after full, unless another goroutine already did;
+// it returns the newest stage, and the error that stops growth if there is
+// one (then the newest stage is full).
+func (f *Filter) addStage(full *stage) (*stage, error) {
+	if e := f.limitErr.Load(); e != nil { // growth stopped: no lock to wait for
+		if st := f.live(); st[len(st)-1] == full {
+			return full, *e
+		}
+	}
+	f.grow.Lock()
+	defer f.grow.Unlock()
+	st := f.live()
+	if newest := st[len(st)-1]; newest != full {
+		return newest, nil
+	}
+	if e := f.limitErr.Load(); e != nil {
+		return full, *e
+	}
+	s, err := f.newStage(len(st))
+	if err != nil {
+		err = fmt.Errorf("scalable: %w", err)
+		f.limitErr.Store(&err)
+		return full, err
+	}
+	next := append(append(make([]*stage, 0, len(st)+1), st...), s)
+	f.stages.Store(&next)
+	return s, nil
+}
+
+// Err returns nil while the filter can grow, and once it could not add a
+// stage it needed, the reason, wrapping ErrLimit: WithMaxStages, WithMaxBytes,
+// this machine's memory or the disk. From then on the filter does not try
+// to grow again (reopen a file to retry): Add overfills the newest stage and
+// TryAdd refuses keys.
+func (f *Filter) Err() error {
+	if e := f.limitErr.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+// Contains reports whether key may have been added; false means definitely
+// not. The key is hashed once and tested against the stages newest first;
+// each stage costs one cache line. A true answer is wrong with probability
+// below TargetFPR (EstimatedFPR tells how far below).
+//
+// Contains on a closed filter panics with an error wrapping
+// mmapstore.ErrClosed (a programming error).
+func (f *Filter) Contains(key []byte) bool {
+	return f.ContainsDigest(hashing.Sum(key, f.cfg.seed))
+}
+
+// ContainsString is Contains for a string key, without copying it.
+func (f *Filter) ContainsString(key string) bool {
+	return f.ContainsDigest(hashing.SumString(key, f.cfg.seed))
+}
+
+// ContainsDigest is Contains for a key already hashed with this filter's seed.
+func (f *Filter) ContainsDigest(d hashing.Digest) bool {
+	return probe(f.live(), d)
+}
+
+// StageInfo describes one stage.
+type StageInfo struct {
+	Capacity     uint64  // keys it was sized for: n0·s^i
+	Count        uint64  // keys it took as new
+	Bits         uint64  // m, a multiple of 512
+	K            uint32  // probes per key
+	TargetFPR    float64 // its share of the overall rate: p(1-r)r^i
+	FillRatio    float64 // fraction of its bits set
+	EstimatedFPR float64 // its rate now, from the fill of each of its blocks
+}
+
+// Stages describes the stages, oldest first. O(Bits/64).
+func (f *Filter) Stages() []StageInfo {
+	st := f.current()
+	out := make([]StageInfo, len(st))
+	for i, s := range st {
+		out[i] = StageInfo{Capacity: s.geom.Capacity, Count: s.count.Load(), Bits: s.geom.M, K: s.k,
+			TargetFPR: s.geom.TargetP, FillRatio: float64(blocked.Count(s.words)) / float64(s.geom.M),
+			EstimatedFPR: blocked.StateFPR(s.words, s.k)}
+	}
+	return out
+}
+
+// NumStages returns the number of stages. O(1).
+func (f *Filter) NumStages() int { return len(f.current()) }
+
+// Capacity returns the keys the current stages hold together. The filter
+// grows past it: the next stage adds s times the newest one's capacity.
+func (f *Filter) Capacity() uint64 {
+	var c uint64
+	for _, s := range f.current() {
+		c += s.geom.Capacity
+	}
+	return c
+}
+
+// InitialCapacity returns n0, the capacity of the first stage.
+func (f *Filter) InitialCapacity() uint64 { return f.n0 }
+
+// TargetFPR returns p, the bound on the compound false-positive rate.
+func (f *Filter) TargetFPR() float64 { return f.p }
+
+// Growth returns s, the capacity ratio between consecutive stages.
+func (f *Filter) Growth() float64 { return f.cfg.growth }
+
+// Tightening returns r, the error ratio between consecutive stages.
+func (f *Filter) Tightening() float64 { return f.cfg.tight }
+
+// K returns the probes per key of the newest stage (each stage has its
+// own), or 0 for a closed filter.
+func (f *Filter) K() uint32 {
+	st := f.current()
+	if len(st) == 0 {
+		return 0
+	}
+	return st[len(st)-1].k
+}
+
+// Bits returns the bits of all stages together.
+func (f *Filter) Bits() uint64 {
+	var m uint64
+	for _, s := range f.current() {
+		m += s.geom.M
+	}
+	return m
+}
+
+// Bytes returns the memory of all stages together (Bits / 8).
+func (f *Filter) Bytes() uint64 {
+	if f.stages.Load() == nil {
+		return 0
+	}
+	return f.Bits() / 8
+}
+
+// Seed returns the hash seed.
+func (f *Filter) Seed() uint64 { return f.cfg.seed }
+
+// Added returns how many Add calls reported a new key: the sum of the
+// stages' counts (for a filter from a file, as of its last Sync or Close,
+// plus its Adds since it was opened).
+func (f *Filter) Added() uint64 {
+	var n uint64
+	for _, s := range f.current() {
+		n += s.count.Load()
+	}
+	return n
+}
+
+// ApproxCount estimates the distinct keys added from the set bits of every
+// block of every stage (see estimateCount). O(Bits/64).
+func (f *Filter) ApproxCount() uint64 {
+	var c float64
+	for _, s := range f.current() {
+		c += estimateCount(s.words, s.k)
+	}
+	if c >= math.MaxUint64 {
+		return math.MaxUint64
+	}
+	return uint64(math.Round(c))
+}
+
+// FillRatio returns the fraction of all bits that are set. O(Bits/64).
+func (f *Filter) FillRatio() float64 {
+	var set, m uint64
+	for _, s := range f.current() {
+		set += blocked.Count(s.words)
+		m += s.geom.M
+	}
+	if m == 0 {
+		return 0
+	}
+	return float64(set) / float64(m)
+}
+
+// EstimatedFPR returns the compound false-positive rate implied by each
+// stage's fill: 1 - Π(1 - rate_i), rate_i the mean over its blocks of
+// (set bits/512)^k. O(Bits/64).
+func (f *Filter) EstimatedFPR() float64 {
+	miss := 1.0
+	for _, s := range f.current() {
+		miss *= 1 - blocked.StateFPR(s.words, s.k)
+	}
+	return 1 - miss
+}
+
+// ReadOnly reports whether the filter was opened with OpenReadOnly.
+func (f *Filter) ReadOnly() bool { return f.readOnly }
+
+// estimateCount estimates the keys in the blocked bit array words of k
+// probes per key, block by block: a block with c of its B = 512 bits set
+// holds about ln(1 - c/B) / (k ln(1 - 1/B)) keys. Summing per block, rather
+// than inverting the fill of the whole array, is not misled by the uneven
+// loads of blocks. A full block counts as B - 1/2 bits set.
+func estimateCount(words []uint64, k uint32) float64 {
+	var keys [blocked.BlockBits + 1]float64 // by set bits, filled on first use
+	var seen [blocked.BlockBits + 1]bool
+	per := float64(k) * math.Log1p(-1.0/blocked.BlockBits)
+	var sum float64
+	for b := 0; b+blocked.BlockWords <= len(words); b += blocked.BlockWords {
+		c := int(blocked.Count(words[b : b+blocked.BlockWords]))
+		if !seen[c] {
+			x := math.Min(float64(c), blocked.BlockBits-0.5)
+			keys[c], seen[c] = math.Log1p(-x/blocked.BlockBits)/per, true
+		}
+		sum += keys[c]
+	}
+	return sum
+}
+
+func (f *Filter) header() mmapstore.Header {
+	st := f.current()
+	h := mmapstore.Header{Variant: mmapstore.Scalable, Seed: f.cfg.seed, CellBits: 1, Capacity: f.n0,
+		TargetP: f.p, Growth: f.cfg.growth, Tightness: f.cfg.tight}
+	for _, s := range st {
+		g := s.geom
+		g.Offset, g.Count = h.PayloadLen, s.count.Load()
+		h.Stages = append(h.Stages, g)
+		h.M += g.M
+		h.Count += g.Count
+		h.PayloadLen += mmapstore.CellBytes(g.M, 1)
+	}
+	return h
+}
+
+// WriteTo writes the filter, every stage, as a complete filter file
+// (docs/file-format.md, variant 4): the bytes can be mapped with
+// OpenReadOnly or read back with ReadFrom. It must not run concurrently with
+// Add (mmapstore.ErrModified if the filter changes meanwhile).
+func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+	st := f.current()
+	parts := make([][]uint64, len(st))
+	for i, s := range st {
+		parts[i] = s.words
+	}
+	return mmapstore.WriteStream(w, f.header(), parts...)
+}
+
+// WriteFile writes the filter to path atomically: readers of path see the
+// old file or the new one, never a partial one (mmapstore.WriteFileAtomic).
+func (f *Filter) WriteFile(path string) error {
+	return mmapstore.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := f.WriteTo(w)
+		return err
+	})
+}
+
+// ReadFrom reads a scalable filter written by WriteTo (or a scalable filter
+// file) into memory; it goes on growing from where it was, with the default
+// limits. Sizes are checked before memory is allocated and the payload
+// checksum is verified when current; errors are those of
+// mmapstore.ReadStream, and mmapstore.ErrCorrupt for a header that is valid
+// for the format but not a filter this package makes.
+func ReadFrom(r io.Reader) (*Filter, error) {
+	h, words, err := mmapstore.ReadStream(r, mmapstore.Scalable)
+	if err != nil {
+		return nil, fmt.Errorf("scalable: %w", err)
+	}
+	if err := checkHeader(h); err != nil {
+		return nil, err
+	}
+	return fromHeader(h, headerConfig(h), func(i int) []uint64 {
+		s := h.Stages[i]
+		return blocked.Aligned(words[s.Offset/8 : (s.Offset+mmapstore.CellBytes(s.M, 1))/8])
+	}), nil
+}
+
+// checkHeader checks what mmapstore's validation of a scalable header leaves
+// to this package: a first stage for at least one key, and blocked stages.
+func checkHeader(h mmapstore.Header) error {
+	if h.Capacity == 0 {
+		return fmt.Errorf("scalable: %w: initial capacity 0", mmapstore.ErrCorrupt)
+	}
+	for i, g := range h.Stages {
+		if g.BlockBits != blocked.BlockBits {
+			return fmt.Errorf("scalable: %w: stage %d has block size %d, want %d", mmapstore.ErrCorrupt, i,
+				g.BlockBits, blocked.BlockBits)
+		}
+	}
+	return nil
+}
+
+// headerConfig is the configuration a file records, with default limits.
+func headerConfig(h mmapstore.Header) config {
+	c := defaultConfig()
+	c.seed, c.growth, c.tight = h.Seed, h.Growth, h.Tightness
+	return c
+}
+
+// fromHeader rebuilds a filter from a header that passed checkHeader, its
+// configuration and each stage's words.
+func fromHeader(h mmapstore.Header, c config, stageWords func(i int) []uint64) *Filter {
+	f := &Filter{cfg: c, n0: h.Capacity, p: h.TargetP}
+	st := make([]*stage, len(h.Stages))
+	for i, g := range h.Stages {
+		st[i] = newStageOf(stageWords(i), g)
+		st[i].count.Store(g.Count)
+	}
+	f.stages.Store(&st)
+	return f
+}

@@ -1,0 +1,104 @@
+package scalable
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/bloomkit/bloomkit/internal/blocked"
+	"github.com/bloomkit/bloomkit/mmapstore"
+)
+
+// Defaults. DefaultGrowth doubles each stage's capacity (s = 2, as in the
+// paper). DefaultTightening is r: stage i is sized for rate p(1-r)r^i. Of
+// the r measured in docs/scalable.md (0.5, 0.7, 0.8, 0.85, 0.9; p = 1% and
+// 0.1%; grown 63- to 1024-fold), 0.85 takes the fewest bits per key or
+// within 2% of the fewest at every point; r = 0.5, RedisBloom's, takes 15
+// to 60% more.
+const (
+	DefaultSeed       uint64  = 0
+	DefaultGrowth     float64 = 2
+	DefaultTightening float64 = 0.85
+	// DefaultMaxStages is the most stages a file's stage table holds, and
+	// the default stage limit.
+	DefaultMaxStages = mmapstore.MaxStages
+)
+
+// Option changes how a filter is made. Open accepts only WithMaxStages and
+// WithMaxBytes (limits are not stored in the file); the others must agree
+// with the file.
+type Option func(*config)
+
+type config struct {
+	seed      uint64
+	growth    float64
+	tight     float64
+	maxStages int
+	maxBytes  uint64 // 0: no limit but memory (in-memory) or the disk (files)
+}
+
+func defaultConfig() config {
+	return config{seed: DefaultSeed, growth: DefaultGrowth, tight: DefaultTightening, maxStages: DefaultMaxStages}
+}
+
+// WithSeed sets the hash seed; it is stored in the filter's file.
+func WithSeed(seed uint64) Option { return func(c *config) { c.seed = seed } }
+
+// WithGrowth sets s, the capacity ratio between consecutive stages: 1 to
+// 1e6, default 2. A larger s means fewer stages (faster lookups) and more
+// memory held in reserve by the newest stage; s = 1 gives equal stages, so
+// lookups slow down linearly with the keys added.
+func WithGrowth(s float64) Option { return func(c *config) { c.growth = s } }
+
+// WithTightening sets r, the error ratio between consecutive stages: in
+// (0,1), default 0.85. A small r spends the rate budget on the first stages
+// and makes later ones expensive; a large r starts every stage tight.
+func WithTightening(r float64) Option { return func(c *config) { c.tight = r } }
+
+// WithMaxStages caps the number of stages: 1 to DefaultMaxStages (the
+// default).
+func WithMaxStages(n int) Option { return func(c *config) { c.maxStages = n } }
+
+// WithMaxBytes caps the total size of all stages. 0, the default, means no
+// cap but this machine's memory for an in-memory filter and the disk for a
+// file-backed one.
+func WithMaxBytes(b uint64) Option { return func(c *config) { c.maxBytes = b } }
+
+// configure applies opts to c and checks the result.
+func configure(c config, opts []Option) (config, error) {
+	for _, o := range opts {
+		o(&c)
+	}
+	if !(c.growth >= 1 && c.growth <= 1e6) {
+		return c, fmt.Errorf("%w: growth s = %v, want 1..1e6", ErrInvalid, c.growth)
+	}
+	if !(c.tight > 0 && c.tight < 1) {
+		return c, fmt.Errorf("%w: tightening r = %v, want 0 < r < 1", ErrInvalid, c.tight)
+	}
+	if c.maxStages < 1 || c.maxStages > DefaultMaxStages {
+		return c, fmt.Errorf("%w: max stages %d, want 1..%d", ErrInvalid, c.maxStages, DefaultMaxStages)
+	}
+	return c, nil
+}
+
+// stageParams returns the geometry of stage i for a filter of initial
+// capacity n0 and overall rate p: capacity ⌈n0·s^i⌉ and rate p(1-r)·r^i,
+// sized as a cache-line blocked filter (blocked.Params). The rates sum to
+// p(1-r)Σr^i < p, so the compound false-positive rate stays below p however
+// far the filter grows. The error is ErrTooLarge or ErrInvalid when the
+// stage cannot be made (too many keys, or a rate that needs more than 64
+// probes).
+func stageParams(n0 uint64, p float64, c config, i int) (mmapstore.Stage, error) {
+	capf := math.Ceil(float64(n0) * math.Pow(c.growth, float64(i)))
+	pi := p * (1 - c.tight) * math.Pow(c.tight, float64(i))
+	if capf > 1<<62 {
+		return mmapstore.Stage{}, fmt.Errorf("%w: stage %d would hold %.3g keys", ErrTooLarge, i, capf)
+	}
+	if !(pi > 0) {
+		return mmapstore.Stage{}, fmt.Errorf("%w: stage %d rate %.3g underflows", ErrInvalid, i, pi)
+	}
+	m, k, err := blocked.Params(uint64(capf), pi)
+	if err != nil {
+		return mmapstore.Stage{}, fmt.Errorf("stage %d (%.3g keys at rate %.3g): %w", i, capf, pi, err)
+	}
+	return mmapstore.Stage{M: m, K: k, BlockBits: blocked.BlockBits, Capacity: uint64(capf), TargetP: pi}, nil
+}
