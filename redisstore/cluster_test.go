@@ -1,0 +1,80 @@
+package redisstore
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bloomkit/bloomkit/redisstore/internal/redistest"
+)
+
+// TestCluster runs the filter against a Redis Cluster of three masters on
+// loopback ports: segments spread over every node, batches are split by
+// node, and push, query and pull round-trip.
+func TestCluster(t *testing.T) {
+	needRedis(t)
+	dir, err := os.MkdirTemp("", "redisstore-cluster-")
+	require.NoError(t, err)
+	defer os.RemoveAll(dir)
+	cl, err := redistest.StartCluster(dir, 3)
+	require.NoError(t, err)
+	defer cl.Stop()
+	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cl.Addrs()})
+	defer c.Close()
+	ctx := testCtx(t)
+
+	name := filterName(t)
+	f, err := Create(ctx, c, name, 20000, 0.01, WithSegmentBytes(64*8))
+	require.NoError(t, err)
+	require.Greater(t, f.Segments(), 30)
+	// Every master holds some segments.
+	perNode := map[string]int{}
+	var mu sync.Mutex
+	err = c.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error {
+		n := 0
+		for i := range f.Segments() {
+			ex, err := node.Exists(ctx, segmentKey(name, 1, uint64(i))).Result()
+			if err != nil && !redis.HasErrorPrefix(err, "MOVED") {
+				return err
+			}
+			n += int(ex)
+		}
+		mu.Lock()
+		perNode[node.Options().Addr] = n
+		mu.Unlock()
+		return nil
+	})
+	require.NoError(t, err)
+	require.Len(t, perNode, 3)
+	total := 0
+	for addr, n := range perNode {
+		require.Greater(t, n, 0, "node %s holds no segment", addr)
+		total += n
+	}
+	require.Equal(t, f.Segments(), total)
+
+	ks := keys(0, 10000)
+	added, err := f.AddMany(ctx, ks)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, added, len(ks)-maxFP(len(ks), 0.01))
+	for _, k := range ks[:200] {
+		isNew, err := f.Add(ctx, k)
+		require.NoError(t, err)
+		require.False(t, isNew)
+	}
+	found := make([]bool, len(ks))
+	require.NoError(t, f.ContainsMany(ctx, ks, found))
+	for i, ok := range found {
+		require.True(t, ok, "key %d", i)
+	}
+	count, err := f.Count(ctx)
+	require.NoError(t, err)
+	require.EqualValues(t, added, count)
+
+	testRoundTrip(t, ctx, c, name+":pushed")
+	require.NoError(t, Delete(ctx, c, name))
+}

@@ -1,0 +1,194 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/bloomkit/bloomkit/mmapstore"
+)
+
+// transferBytes bounds the segment bytes of one pipelined round trip of
+// Push and Pull.
+const transferBytes = 8 << 20
+
+// PushOption changes how Push publishes a file.
+type PushOption func(*pushConfig)
+
+type pushConfig struct {
+	replace  bool
+	segBytes uint64
+}
+
+// Replace lets Push replace an existing filter of the same name. The new
+// filter is written under a new generation, the header is switched to it in
+// one step, and the old generation is deleted: a client attached to the old
+// filter finds its segments gone on its next call, rereads the header and
+// goes on with the new filter. Adds made to the old filter after the
+// switch are lost, as they are in a file replaced by a rebuild.
+func Replace() PushOption { return func(c *pushConfig) { c.replace = true } }
+
+// PushSegmentBytes sets the segment size of the pushed filter (default
+// DefaultSegmentBytes).
+func PushSegmentBytes(n uint64) PushOption { return func(c *pushConfig) { c.segBytes = n } }
+
+// Push uploads the partitioned filter file at path to Redis under name,
+// byte for byte (see the layout in docs/redis.md), and publishes it in one
+// step: the header that makes it visible is written last. The file's
+// payload checksum is verified first; a file open for writing (checksum not
+// current) is refused with mmapstore.ErrChecksumStale. A name that already
+// holds a filter is ErrExists unless Replace is given; a filter replaced by
+// someone else during the push is ErrConflict.
+func Push(ctx context.Context, c redis.UniversalClient, name, path string, opts ...PushOption) (err error) {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	cfg := pushConfig{segBytes: DefaultSegmentBytes}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if err := checkSegBytes(cfg.segBytes); err != nil {
+		return err
+	}
+	file, err := mmapstore.OpenReadOnly(path, mmapstore.Partitioned)
+	if err != nil {
+		return err
+	}
+	defer file.Close(0)
+	if err := file.Verify(); err != nil {
+		return err
+	}
+	fh := file.Header()
+	payload := file.Payload()
+	if uint64(len(payload)) != fh.PayloadLen {
+		return fmt.Errorf("%w: %s: payload %d bytes, header says %d", mmapstore.ErrCorrupt, path, len(payload), fh.PayloadLen)
+	}
+
+	old, err := readHeader(ctx, c, name)
+	switch {
+	case err == nil:
+		if !cfg.replace {
+			return fmt.Errorf("%w: %q (push with Replace to replace it)", ErrExists, name)
+		}
+	case isNotFound(err):
+		old = header{}
+	case cfg.replace && isBadHeader(err):
+		// A broken header is replaced; its segments cannot be named.
+		old = header{}
+		if fields, rerr := c.HGet(ctx, headerKey(name), fieldGeneration).Result(); rerr == nil {
+			old.generation, _ = strconv.ParseUint(fields, 10, 64)
+		}
+	default:
+		return err
+	}
+	h := header{
+		seed: fh.Seed, m: fh.M, k: fh.K, capacity: fh.Capacity, targetP: fh.TargetP,
+		segBytes: cfg.segBytes, generation: old.generation + 1, baseCount: fh.Count,
+	}
+	st := newState(name, h)
+	defer func() {
+		if err != nil { // best effort: do not leave a half-written generation
+			_ = unlinkGeneration(context.WithoutCancel(ctx), c, name, h)
+		}
+	}()
+	for lo := 0; lo < len(st.seg); {
+		pipe := c.Pipeline()
+		size := uint64(0)
+		hi := lo
+		for ; hi < len(st.seg) && (hi == lo || size+h.segLen(uint64(hi)) <= transferBytes); hi++ {
+			start := uint64(hi) * h.segBytes
+			n := h.segLen(uint64(hi))
+			pipe.Set(ctx, st.seg[hi], payload[start:start+n], 0)
+			pipe.Del(ctx, st.cnt[hi])
+			size += n
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			return redisErr("push", name, err)
+		}
+		lo = hi
+	}
+	args := append([]any{strconv.FormatUint(old.generation, 10)}, h.fields()...)
+	ok, err := replaceHeaderScript.Run(ctx, c, []string{headerKey(name)}, args...).Int()
+	if err != nil {
+		return redisErr("publish header", name, err)
+	}
+	if ok == 0 {
+		return fmt.Errorf("%w: %q was created or replaced during the push", ErrConflict, name)
+	}
+	if old.m != 0 {
+		if err := unlinkGeneration(ctx, c, name, old); err != nil {
+			return fmt.Errorf("published %q, but removing the old generation failed: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// Pull downloads the filter named name into a partitioned filter file at
+// path, published atomically (a temporary file in the same folder, synced,
+// renamed over path). The file's payload is the filter's segments byte for
+// byte, and its count is Count's. Clients may keep adding while Pull runs:
+// every key added before Pull started is in the file.
+func Pull(ctx context.Context, c redis.UniversalClient, name, path string) error {
+	f, err := Attach(ctx, c, name)
+	if err != nil {
+		return err
+	}
+	for try := 0; ; try++ {
+		st := f.st.Load()
+		err = pull(ctx, f, st, path)
+		if err == nil || try > 0 || !isMissingErr(err) {
+			return err
+		}
+		if rerr := f.refresh(ctx, st, name); rerr != nil {
+			return rerr
+		}
+	}
+}
+
+func pull(ctx context.Context, f *Filter, st *state, path string) (err error) {
+	h := st.h
+	file, err := mmapstore.CreateTemp(path, h.fileHeader())
+	if err != nil {
+		return err
+	}
+	published := false
+	defer func() {
+		if !published {
+			file.Close(0) // removes the temporary file
+		}
+	}()
+	payload := file.Payload()
+	for lo := 0; lo < len(st.seg); {
+		pipe := f.c.Pipeline()
+		var cmds []*redis.StringCmd
+		size := uint64(0)
+		hi := lo
+		for ; hi < len(st.seg) && (hi == lo || size+h.segLen(uint64(hi)) <= transferBytes); hi++ {
+			cmds = append(cmds, pipe.Get(ctx, st.seg[hi]))
+			size += h.segLen(uint64(hi))
+		}
+		if _, err := pipe.Exec(ctx); err != nil && !isNil(err) {
+			return redisErr("pull", f.name, err)
+		}
+		for j, cmd := range cmds {
+			i := uint64(lo + j)
+			b, err := cmd.Bytes()
+			if err != nil && !isNil(err) {
+				return redisErr("pull", f.name, err)
+			}
+			if uint64(len(b)) != h.segLen(i) {
+				return fmt.Errorf("%w: %s is %d bytes, want %d", ErrMissing, st.seg[i], len(b), h.segLen(i))
+			}
+			copy(payload[i*h.segBytes:], b)
+		}
+		lo = hi
+	}
+	count, err := f.Count(ctx)
+	if err != nil {
+		return err
+	}
+	published = true
+	return file.Publish(count)
+}
