@@ -70,7 +70,7 @@ func open(path string, readOnly bool, opts []Option) (*Filter, error) {
 		if h, err := mmapstore.ReadHeader(path); err == nil {
 			clean = h.ChecksumCurrent()
 			if _, err := openConfig(h, opts); err != nil {
-				return nil, err
+				return nil, fmt.Errorf("scalable: %s: %w", path, err)
 			}
 		}
 	}
@@ -82,7 +82,7 @@ func open(path string, readOnly bool, opts []Option) (*Filter, error) {
 	c, err := openConfig(h, opts)
 	if err != nil {
 		mf.Close(h.Count) // only if the file changed since ReadHeader
-		return nil, err
+		return nil, fmt.Errorf("scalable: %s: %w", path, err)
 	}
 	f := fromHeader(h, c, mf.StageWords)
 	f.readOnly = readOnly
@@ -107,10 +107,10 @@ func openConfig(h mmapstore.Header, opts []Option) (config, error) {
 	base := headerConfig(h)
 	c, err := configure(base, opts)
 	if err != nil {
-		return c, fmt.Errorf("scalable: %w", err)
+		return c, err
 	}
 	if c.seed != base.seed || c.growth != base.growth || c.tight != base.tight {
-		return c, fmt.Errorf("scalable: %w: the file has seed %d, growth %v and tightening %v; Open sets limits only",
+		return c, fmt.Errorf("%w: the file has seed %d, growth %v and tightening %v; Open sets limits only",
 			ErrInvalid, base.seed, base.growth, base.tight)
 	}
 	return c, nil

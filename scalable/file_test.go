@@ -2,6 +2,9 @@ package scalable
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -281,4 +284,85 @@ func TestCrashRecountsNewestStage(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 	require.Equal(t, counts, c.Stages())
+}
+
+func TestCorruptFiles(t *testing.T) {
+	good, err := os.ReadFile(goldenPath)
+	require.NoError(t, err)
+	flip := func(off int) []byte {
+		b := bytes.Clone(good)
+		b[off] ^= 0x10
+		return b
+	}
+	both := func(off int) []byte {
+		b := flip(off)
+		b[mmapstore.SlotSize+off] ^= 0x10
+		return b
+	}
+	stage1 := mmapstore.HeaderSize + 1536/8 // the first byte of stage 1
+	cases := []struct {
+		name      string
+		data      []byte
+		open      error // from OpenReadOnly and Open
+		verifyErr error // from Verify, when open succeeds
+		stream    error // from ReadFrom
+	}{
+		{"empty", nil, mmapstore.ErrTruncated, nil, mmapstore.ErrTruncated},
+		{"foreign", []byte("PK\x03\x04 this is a zip file, not a filter, and long enough"), mmapstore.ErrBadMagic, nil, mmapstore.ErrBadMagic},
+		{"header cut", good[:5000], mmapstore.ErrTruncated, nil, mmapstore.ErrTruncated},
+		{"last stage cut", good[:len(good)-8], mmapstore.ErrTruncated, nil, mmapstore.ErrTruncated},
+		// Trailing bytes are a growth that did not complete: allowed.
+		{"trailing bytes", append(bytes.Clone(good), make([]byte, 4096)...), nil, nil, nil},
+		{"header checksum", both(offStages + 8), mmapstore.ErrHeaderChecksum, nil, mmapstore.ErrHeaderChecksum},
+		{"one slot torn", flip(offStages + 8), nil, nil, nil},
+		{"stage 0 bit flip", flip(mmapstore.HeaderSize + 10), nil, mmapstore.ErrPayloadChecksum, mmapstore.ErrPayloadChecksum},
+		{"stage 1 bit flip", flip(stage1 + 3), nil, mmapstore.ErrPayloadChecksum, mmapstore.ErrPayloadChecksum},
+		{"last stage bit flip", flip(len(good) - 1), nil, mmapstore.ErrPayloadChecksum, mmapstore.ErrPayloadChecksum},
+	}
+	for _, c := range corruptions {
+		cases = append(cases, struct {
+			name      string
+			data      []byte
+			open      error
+			verifyErr error
+			stream    error
+		}{c.name, reseal(good, c.edit), mmapstore.ErrCorrupt, nil, mmapstore.ErrCorrupt})
+	}
+	dir := t.TempDir()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(dir, "bad.bloom")
+			require.NoError(t, os.WriteFile(p, c.data, 0o644))
+			for _, open := range []func(string) (*Filter, error){OpenReadOnly, func(p string) (*Filter, error) { return Open(p) }} {
+				r, err := open(p)
+				if c.open != nil {
+					require.ErrorIs(t, err, c.open)
+					require.Contains(t, err.Error(), p, "the error names the file")
+					continue
+				}
+				require.NoError(t, err)
+				switch {
+				case c.verifyErr != nil && r.ReadOnly():
+					require.ErrorIs(t, r.Verify(), c.verifyErr)
+				case r.ReadOnly():
+					require.NoError(t, r.Verify())
+					require.Equal(t, 4, r.NumStages())
+					for i := 0; i < 1000; i++ {
+						require.True(t, r.ContainsString(fmt.Sprintf("key-%d", i)))
+					}
+				}
+				require.NoError(t, r.Close())
+				require.NoError(t, os.WriteFile(p, c.data, 0o644)) // Open sealed it
+			}
+			_, err := ReadFrom(bytes.NewReader(c.data))
+			if c.stream != nil {
+				require.ErrorIs(t, err, c.stream)
+				if errors.Is(c.stream, mmapstore.ErrTruncated) {
+					require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+				}
+			} else {
+				require.NoError(t, err)
+			}
+		})
+	}
 }

@@ -472,7 +472,7 @@ func ReadFrom(r io.Reader) (*Filter, error) {
 		return nil, fmt.Errorf("scalable: %w", err)
 	}
 	if err := checkHeader(h); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("scalable: %w", err)
 	}
 	return fromHeader(h, headerConfig(h), func(i int) []uint64 {
 		s := h.Stages[i]
@@ -484,11 +484,11 @@ func ReadFrom(r io.Reader) (*Filter, error) {
 // to this package: a first stage for at least one key, and blocked stages.
 func checkHeader(h mmapstore.Header) error {
 	if h.Capacity == 0 {
-		return fmt.Errorf("scalable: %w: initial capacity 0", mmapstore.ErrCorrupt)
+		return fmt.Errorf("%w: initial capacity 0", mmapstore.ErrCorrupt)
 	}
 	for i, g := range h.Stages {
 		if g.BlockBits != blocked.BlockBits {
-			return fmt.Errorf("scalable: %w: stage %d has block size %d, want %d", mmapstore.ErrCorrupt, i,
+			return fmt.Errorf("%w: stage %d has block size %d, want %d", mmapstore.ErrCorrupt, i,
 				g.BlockBits, blocked.BlockBits)
 		}
 	}
