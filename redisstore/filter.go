@@ -1,10 +1,13 @@
 package redisstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
@@ -164,6 +167,9 @@ func create(ctx context.Context, c redis.UniversalClient, name string, h header)
 	if err := allocate(ctx, c, st); err != nil {
 		return nil, err
 	}
+	if err := addScript.Load(ctx, c).Err(); err != nil {
+		return nil, redisErr("load script", name, err)
+	}
 	return f, nil
 }
 
@@ -212,6 +218,9 @@ func Attach(ctx context.Context, c redis.UniversalClient, name string) (*Filter,
 	h, err := readHeader(ctx, c, name)
 	if err != nil {
 		return nil, err
+	}
+	if err := addScript.Load(ctx, c).Err(); err != nil {
+		return nil, redisErr("load script", name, err)
 	}
 	f := &Filter{c: c, name: name}
 	f.st.Store(newState(name, h))
@@ -298,19 +307,32 @@ func (f *Filter) Refresh(ctx context.Context) error {
 	return nil
 }
 
-// addArgs returns the Add script's keys and arguments for digest d.
-func addArgs(st *state, d hashing.Digest) ([]string, []any) {
-	seg, off := st.locate(d)
-	m := blocked.MasksOf(d, st.h.k)
-	todo := make([]byte, 0, 2*st.h.k)
+// appendKey appends digest d's entry of the Add script's ARGV[2] to p:
+// the block's byte offset, then the (byte index, bits) pairs of the bytes
+// that hold its bits.
+func appendKey(p []byte, off uint64, m blocked.Masks) []byte {
+	p = append(p, byte(off>>24), byte(off>>16), byte(off>>8), byte(off), 0)
+	np := len(p) - 1
 	for w, mw := range m {
 		for j := 0; mw != 0; j, mw = j+1, mw>>8 {
 			if b := byte(mw); b != 0 {
-				todo = append(todo, byte(8*w+j), b)
+				p = append(p, byte(8*w+j), b)
+				p[np]++
 			}
 		}
 	}
-	return []string{st.seg[seg], st.cnt[seg]}, []any{off, todo}
+	return p
+}
+
+// addGroup queues on pipe one Add script call for digests ds, all in
+// segment seg.
+func addGroup(ctx context.Context, pipe redis.Scripter, st *state, seg uint64, ds []hashing.Digest) *redis.Cmd {
+	p := make([]byte, 0, len(ds)*(5+2*int(st.h.k)))
+	for _, d := range ds {
+		_, off := st.locate(d)
+		p = appendKey(p, off, blocked.MasksOf(d, st.h.k))
+	}
+	return addScript.EvalSha(ctx, pipe, []string{st.seg[seg], st.cnt[seg]}, st.h.segLen(seg), p)
 }
 
 // Add adds key to the filter and reports whether it was new: whether some
@@ -357,18 +379,25 @@ func (f *Filter) add(ctx context.Context, digest func(seed uint64) hashing.Diges
 		if d.H2 == 0 { // digests are odd in H2: this is fixedDigest refusing
 			return false, f.seedChanged(st, first)
 		}
-		keys, args := addArgs(st, d)
-		n, err := addScript.Run(ctx, f.c, keys, args...).Int()
+		seg, _ := st.locate(d)
+		cmd := addGroup(ctx, f.c, st, seg, []hashing.Digest{d})
+		if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+			if err := addScript.Load(ctx, f.c).Err(); err != nil {
+				return false, redisErr("load script", f.name, err)
+			}
+			cmd = addGroup(ctx, f.c, st, seg, []hashing.Digest{d})
+		}
+		res, err := cmd.Text()
 		if err == nil {
-			return n == 1, nil
+			return res == "1", nil
 		}
 		if !isMissing(err) {
 			return false, redisErr("add", f.name, err)
 		}
 		if try > 0 {
-			return false, fmt.Errorf("%w: %s", ErrMissing, keys[0])
+			return false, fmt.Errorf("%w: %s", ErrMissing, st.seg[seg])
 		}
-		if err := f.refresh(ctx, st, keys[0]); err != nil {
+		if err := f.refresh(ctx, st, st.seg[seg]); err != nil {
 			return false, err
 		}
 	}
@@ -453,27 +482,53 @@ func (f *Filter) AddMany(ctx context.Context, keys [][]byte) (int, error) {
 	return added, nil
 }
 
-// addBatch adds one batch in a pipeline, reloading the script or
-// following a replacement once if needed.
+// groupKeys bounds the keys of one Add script call, so that no call holds
+// Redis for long (about a millisecond).
+const groupKeys = 256
+
+// addBatch adds one batch in a pipeline: one script call per segment the
+// batch touches (per groupKeys keys). Groups that fail because the script
+// is not loaded or the filter was replaced are retried once.
 func (f *Filter) addBatch(ctx context.Context, batch [][]byte) (int, error) {
 	added := 0
-	todo := batch
-	for try := 0; len(todo) > 0; try++ {
+	for try := 0; ; try++ {
 		st := f.st.Load()
-		pipe := f.c.Pipeline()
-		cmds := make([]*redis.Cmd, len(todo))
-		for i, k := range todo {
-			keys, args := addArgs(st, hashing.Sum(k, st.h.seed))
-			cmds[i] = addScript.EvalSha(ctx, pipe, keys, args...)
+		// Sort the keys by segment, keeping the batch's order within one.
+		ds := make([]hashing.Digest, len(batch))
+		segs := make([]uint64, len(batch))
+		order := make([]int, len(batch))
+		for i, k := range batch {
+			ds[i] = hashing.Sum(k, st.h.seed)
+			segs[i], _ = st.locate(ds[i])
+			order[i] = i
 		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(segs[a], segs[b]) })
+		sorted := make([]hashing.Digest, len(batch))
+		for i, j := range order {
+			sorted[i] = ds[j]
+		}
+		pipe := f.c.Pipeline()
+		var cmds []*redis.Cmd
+		var bounds []int // group g is order[bounds[g]:bounds[g+1]]
+		for lo := 0; lo < len(sorted); {
+			hi := lo + 1
+			for hi < len(sorted) && hi-lo < groupKeys && segs[order[hi]] == segs[order[lo]] {
+				hi++
+			}
+			cmds = append(cmds, addGroup(ctx, pipe, st, segs[order[lo]], sorted[lo:hi]))
+			bounds = append(bounds, lo)
+			lo = hi
+		}
+		bounds = append(bounds, len(sorted))
 		_, _ = pipe.Exec(ctx) // errors are read per command below
-		var again [][]byte
 		noScript, missing := false, ""
-		for i, cmd := range cmds {
-			n, err := cmd.Int()
+		var failed error
+		var again [][]byte
+		for g, cmd := range cmds {
+			res, err := cmd.Text()
 			switch {
 			case err == nil:
-				added += n
+				added += strings.Count(res, "1")
 				continue
 			case redis.HasErrorPrefix(err, "NOSCRIPT"):
 				noScript = true
@@ -482,13 +537,19 @@ func (f *Filter) addBatch(ctx context.Context, batch [][]byte) (int, error) {
 			default:
 				return added, redisErr("add", f.name, err)
 			}
-			again = append(again, todo[i])
+			failed = err
+			for _, j := range order[bounds[g]:bounds[g+1]] {
+				again = append(again, batch[j])
+			}
 		}
-		if len(again) > 0 && try > 0 {
+		if failed == nil {
+			return added, nil
+		}
+		if try > 0 {
 			if missing != "" {
 				return added, fmt.Errorf("%w: %s", ErrMissing, missing)
 			}
-			return added, redisErr("add", f.name, cmds[0].Err())
+			return added, redisErr("add", f.name, failed)
 		}
 		if noScript {
 			if err := addScript.Load(ctx, f.c).Err(); err != nil {
@@ -500,9 +561,8 @@ func (f *Filter) addBatch(ctx context.Context, batch [][]byte) (int, error) {
 				return added, err
 			}
 		}
-		todo = again
+		batch = again
 	}
-	return added, nil
 }
 
 // ContainsMany sets found[i] to whether keys[i] may have been added, for

@@ -5,41 +5,69 @@ import "github.com/redis/go-redis/v9"
 // missingPrefix starts the error the scripts return for a missing segment.
 const missingPrefix = "BLOOMKIT_MISSING"
 
-// addScript sets a key's bits in its block and reports whether any was
-// unset (1) or all were set already (0). It reads the block once and writes
-// only the bytes that change, so re-adding a present key writes nothing (no
-// replication traffic, no dirty key). Lua runs atomically, so concurrent
-// Adds of keys sharing a block cannot lose each other's bits.
+// addScript adds a group of keys that fall in one segment, and returns one
+// character per key: '1' if some of its bits were unset (the key was new),
+// '0' if all were set already. For each key it reads the key's 64-byte
+// block and, only if some bit is new, writes back the bytes from the first
+// changed one to the last (one SETRANGE); re-adding present keys writes
+// nothing (no replication traffic, no dirty key). The keys are taken in
+// order, so of two keys in one group sharing a block the second sees the
+// first's bits. A script runs atomically, so concurrent Adds cannot lose
+// each other's bits. One script call serves a whole group: Redis's
+// per-script cost is paid once per segment of a batch, not per key.
 //
 //	KEYS[1]  the segment
-//	KEYS[2]  the segment's counter (same hash tag)
-//	ARGV[1]  byte offset of the block in the segment
-//	ARGV[2]  pairs of bytes: (byte index in the block 0..63, bits to set),
-//	         one pair per byte of the block that holds some of the key's bits
+//	KEYS[2]  the segment's counter (same hash tag), increased by the new keys
+//	ARGV[1]  the segment's length in bytes
+//	ARGV[2]  per key: the block's byte offset in the segment (4 bytes, big
+//	         endian), the number of pairs (1 byte), and the pairs (byte
+//	         index in the block 0..63, bits to set), ascending by index
 //
-// A block that is not all there (the segment was deleted or is short) is an
-// error, not a write: writing would recreate a segment of zeros.
+// A segment that is not all there (deleted, evicted, short) is an error and
+// nothing is written: writing would recreate a segment of zeros.
 var addScript = redis.NewScript(`
-local off = tonumber(ARGV[1])
-local blk = redis.call('GETRANGE', KEYS[1], off, off + 63)
-if #blk ~= 64 then
-  return redis.error_reply('` + missingPrefix + ` ' .. KEYS[1] .. ' has no block at byte ' .. off)
+if redis.call('STRLEN', KEYS[1]) ~= tonumber(ARGV[1]) then
+  return redis.error_reply('` + missingPrefix + ` ' .. KEYS[1] .. ' is missing or not ' .. ARGV[1] .. ' bytes')
 end
-local todo = ARGV[2]
-local new = 0
-for i = 1, #todo, 2 do
-  local j = string.byte(todo, i)
-  local mask = string.byte(todo, i + 1)
-  local old = string.byte(blk, j + 1)
-  if bit.band(old, mask) ~= mask then
-    redis.call('SETRANGE', KEYS[1], off + j, string.char(bit.bor(old, mask)))
-    new = 1
+local p, byte, bor, char, sub = ARGV[2], string.byte, bit.bor, string.char, string.sub
+local out, news, i, n = {}, 0, 1, #p
+while i <= n do
+  local a, b, c, d, np = byte(p, i, i + 4)
+  local off = ((a * 256 + b) * 256 + c) * 256 + d
+  i = i + 5
+  local blk = redis.call('GETRANGE', KEYS[1], off, off + 63)
+  local parts, k, first, prev = {}, 0, 0, 0
+  for e = i, i + 2 * np - 1, 2 do
+    local j, mask = byte(p, e, e + 1)
+    j = j + 1
+    local old = byte(blk, j)
+    local new = bor(old, mask)
+    if new ~= old then
+      if first == 0 then
+        first, prev = j, j - 1
+      end
+      if j > prev + 1 then
+        k = k + 1
+        parts[k] = sub(blk, prev + 1, j - 1)
+      end
+      k = k + 1
+      parts[k] = char(new)
+      prev = j
+    end
+  end
+  i = i + 2 * np
+  if first ~= 0 then
+    redis.call('SETRANGE', KEYS[1], off + first - 1, table.concat(parts))
+    news = news + 1
+    out[#out + 1] = '1'
+  else
+    out[#out + 1] = '0'
   end
 end
-if new == 1 then
-  redis.call('INCR', KEYS[2])
+if news > 0 then
+  redis.call('INCRBY', KEYS[2], news)
 end
-return new
+return table.concat(out)
 `)
 
 // createHeaderScript writes a header if there is none (returns 1) and
