@@ -9,7 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/bloomkit/bloomkit/redisstore/internal/redistest"
+	"github.com/bloomkit/bloomkit/redisstore/redistest"
 )
 
 // TestCluster runs the filter against a Redis Cluster of three masters on

@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/bloomkit/bloomkit/redisstore/internal/redistest"
+	"github.com/bloomkit/bloomkit/redisstore/redistest"
 )
 
 // server is the redis-server every test of the package shares (each test

@@ -16,7 +16,7 @@ import (
 	zredis "github.com/zeromicro/go-zero/core/stores/redis"
 
 	"github.com/bloomkit/bloomkit/redisstore"
-	"github.com/bloomkit/bloomkit/redisstore/internal/redistest"
+	"github.com/bloomkit/bloomkit/redisstore/redistest"
 )
 
 const (
@@ -203,6 +203,11 @@ func BenchmarkRatio(b *testing.B) {
 				run()
 				return time.Since(t0).Seconds()
 			}
+			// A warm-up round: connections dialled, scripts loaded.
+			f.op(b, "go-zero", op, 1, 0, 100)
+			f.opConcurrent(b, "go-zero", op, clients, 0, 100)
+			f.op(b, "bloomkit", op, 1, 0, 100)
+			f.opConcurrent(b, "bloomkit", op, clients, 0, 100)
 			b.ResetTimer()
 			for r := 0; r < b.N; r++ {
 				lo := r * roundKeys * 6
