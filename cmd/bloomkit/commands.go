@@ -337,6 +337,9 @@ func unionCommand(fs *flag.FlagSet) func([]string) error {
 		if err != nil {
 			return err
 		}
+		if v.union == nil {
+			return fmt.Errorf("%s: %s filters cannot be merged", args[0], v.name)
+		}
 		for _, p := range args[1:] { // check everything before writing anything
 			h, err := mmapstore.ReadHeader(p)
 			if err != nil {

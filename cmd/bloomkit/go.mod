@@ -4,6 +4,8 @@ go 1.26.0
 
 require (
 	github.com/bloomkit/bloomkit v0.0.0
+	github.com/bloomkit/bloomkit/redisstore v0.0.0
+	github.com/redis/go-redis/v9 v9.23.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/stretchr/testify v1.12.1
 	github.com/zeebo/xxh3 v1.1.0
@@ -11,12 +13,17 @@ require (
 )
 
 require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/edsrzf/mmap-go v1.2.0 // indirect
-	github.com/klauspost/cpuid/v2 v2.2.10 // indirect
+	github.com/klauspost/cpuid/v2 v2.4.0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 )
 
-replace github.com/bloomkit/bloomkit => ../..
+replace (
+	github.com/bloomkit/bloomkit => ../..
+	github.com/bloomkit/bloomkit/redisstore => ../../redisstore
+)

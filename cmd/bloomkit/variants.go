@@ -7,6 +7,8 @@ import (
 
 	"github.com/bloomkit/bloomkit/counting"
 	"github.com/bloomkit/bloomkit/mmapstore"
+	"github.com/bloomkit/bloomkit/partitioned"
+	"github.com/bloomkit/bloomkit/scalable"
 	"github.com/bloomkit/bloomkit/standard"
 )
 
@@ -39,7 +41,8 @@ type variant struct {
 	open   func(path string, readOnly bool) (filter, error)
 	// publish completes a filter made by create with temp set.
 	publish func(filter) error
-	// union adds src into dst; both of this variant.
+	// union adds src into dst; both of this variant. nil for variants that
+	// cannot be merged.
 	union func(dst, src filter) error
 	// remove deletes a key; nil for variants that cannot.
 	remove func(f filter, key []byte) bool
@@ -98,7 +101,7 @@ func variantOf[F filter, O any](name string, tag mmapstore.Variant,
 	create, createTemp func(string, uint64, float64, ...O) (F, error),
 	open, openReadOnly func(string) (F, error),
 	publish func(F) error, union func(F, F) error) *variant {
-	return &variant{
+	v := &variant{
 		name: name,
 		tag:  tag,
 		new:  func(n uint64, p float64) (filter, error) { return newF(n, p) },
@@ -115,8 +118,11 @@ func variantOf[F filter, O any](name string, tag mmapstore.Variant,
 			return open(path)
 		},
 		publish: func(f filter) error { return publish(f.(F)) },
-		union:   func(dst, src filter) error { return union(dst.(F), src.(F)) },
 	}
+	if union != nil {
+		v.union = func(dst, src filter) error { return union(dst.(F), src.(F)) }
+	}
+	return v
 }
 
 func init() {
@@ -127,4 +133,13 @@ func init() {
 		counting.Open, counting.OpenReadOnly, (*counting.Filter).Publish, (*counting.Filter).Union)
 	c.remove = func(f filter, key []byte) bool { return f.(*counting.Filter).Remove(key) }
 	register(c)
+
+	register(variantOf("partitioned", mmapstore.Partitioned, partitioned.New, partitioned.Create, partitioned.CreateTemp,
+		partitioned.Open, partitioned.OpenReadOnly, (*partitioned.Filter).Publish, (*partitioned.Filter).Union))
+
+	// Scalable filters grow stage by stage; their stages differ from file to
+	// file, so there is no union.
+	register(variantOf("scalable", mmapstore.Scalable, scalable.New, scalable.Create, scalable.CreateTemp,
+		func(path string) (*scalable.Filter, error) { return scalable.Open(path) }, scalable.OpenReadOnly,
+		(*scalable.Filter).Publish, nil))
 }

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bloomkit/bloomkit/mmapstore"
+	"github.com/bloomkit/bloomkit/redisstore/redistest"
+)
+
+// startRedis starts a redis-server for one test. Without redis-server the
+// test fails, unless redistest.SkipEnv is 1.
+func startRedis(t *testing.T) *redistest.Server {
+	t.Helper()
+	skip, err := redistest.Available()
+	if err != nil {
+		if skip {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	s, err := redistest.Start(t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Stop() })
+	return s
+}
+
+func payload(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Greater(t, len(b), mmapstore.PayloadOffset)
+	return b[mmapstore.PayloadOffset:]
+}
+
+// TestRedisPushPull: a partitioned file pushed to Redis and pulled back has
+// the same payload, byte for byte, and answers the same.
+func TestRedisPushPull(t *testing.T) {
+	srv := startRedis(t)
+	dir := t.TempDir()
+	url := "redis://" + srv.Addr + "/0?name=cli:filter"
+	writeFile(t, filepath.Join(dir, "keys.txt"), keyLines("k", 20000))
+	bk(t, dir, "", "build", "-variant", "partitioned", "-n", "20000", "-p", "0.01", "-o", "f.bloom", "keys.txt").ok(t)
+
+	out := bk(t, dir, "", "redis", "push", "-segment-bytes", "4096", "f.bloom", url).ok(t)
+	require.Regexp(t, `^pushed f.bloom to redis filter "cli:filter": \d+ bits, k = \d+, \d+ segments, generation 1, \d+ items\n$`, out)
+	segs := regexp.MustCompile(`(\d+) segments`).FindStringSubmatch(out)
+	require.NotEqual(t, "1", segs[1], "4 KiB segments: several keys")
+
+	bk(t, dir, "", "redis", "pull", url, "g.bloom").ok(t)
+	require.True(t, bytes.Equal(payload(t, filepath.Join(dir, "f.bloom")), payload(t, filepath.Join(dir, "g.bloom"))),
+		"pulled payload differs from the pushed file's")
+	require.Contains(t, bk(t, dir, "", "verify", "g.bloom").ok(t), "ok")
+	out = bk(t, dir, "", "test", "g.bloom", "k0", "k19999", "nope").ok(t)
+	require.Equal(t, "k0\tpresent\nk19999\tpresent\nnope\tabsent\n", out)
+
+	// A second push needs -replace; after it the new filter is served.
+	writeFile(t, filepath.Join(dir, "other.txt"), keyLines("o", 100))
+	bk(t, dir, "", "build", "-variant", "partitioned", "-n", "1000", "-p", "0.001", "-o", "h.bloom", "other.txt").ok(t)
+	bk(t, dir, "", "redis", "push", "h.bloom", url).fails(t, "already exists")
+	out = bk(t, dir, "", "redis", "push", "-replace", "h.bloom", url).ok(t)
+	require.Contains(t, out, "generation 2")
+	bk(t, dir, "", "redis", "pull", url, "g.bloom").ok(t)
+	require.True(t, bytes.Equal(payload(t, filepath.Join(dir, "h.bloom")), payload(t, filepath.Join(dir, "g.bloom"))))
+	require.Equal(t, "o99\tpresent\n", bk(t, dir, "", "test", "g.bloom", "o99").ok(t))
+
+	// Errors are one line, exit 2.
+	bk(t, dir, "", "redis", "push", "f.bloom", "redis://"+srv.Addr).fails(t, "no filter name")
+	bk(t, dir, "", "redis", "push", "f.bloom", "http://x?name=a").fails(t, "scheme")
+	bk(t, dir, "", "redis", "pull", "redis://"+srv.Addr+"?name=missing", "x.bloom").fails(t, "no such filter")
+	bk(t, dir, "", "redis", "pull", "redis://127.0.0.1:1?name=a&dial_timeout=1s", "x.bloom").fails(t, "redis call failed")
+	bk(t, dir, "", "redis", "bogus").fails(t, "bogus")
+	bk(t, dir, "", "redis", "push", "f.bloom").fails(t, "2 arguments")
+	bk(t, dir, "", "build", "-n", "100", "-o", "std.bloom", "keys.txt").ok(t)
+	bk(t, dir, "", "redis", "push", "std.bloom", url+"x").fails(t, "wrong filter variant")
+}
