@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/bloomkit/bloomkit/internal/filtertest"
@@ -24,7 +26,9 @@ import (
 // (the stage type this package does not use; see docs/scalable.md).
 //
 // op=hit looks up added keys spread evenly over all N (so every stage is
-// hit in proportion to its keys), op=miss never-added keys; op=new adds
+// hit in proportion to its keys), op=miss never-added keys, and
+// op=parallel-hit and parallel-miss do the same from GOMAXPROCS goroutines
+// (ns/op is wall time per lookup over all of them); op=new adds
 // keys that are new, to a filter in the state above, restored (untimed)
 // from a copy every benchRound keys so that it never grows another stage.
 
@@ -150,14 +154,26 @@ var benchFilters = []string{"scalable", "standard-stages", "standard"}
 func BenchmarkContains(b *testing.B) {
 	for _, s := range benchStages {
 		for _, filter := range benchFilters {
-			for _, op := range []string{"hit", "miss"} {
+			for _, op := range []string{"hit", "miss", "parallel-hit", "parallel-miss"} {
 				b.Run(fmt.Sprintf("stages=%d/filter=%s/op=%s", s, filter, op), func(b *testing.B) {
 					st := getBenchState(b, filter, s)
 					keys := benchHits()
-					if op == "miss" {
+					if strings.HasSuffix(op, "miss") {
 						keys = benchMisses()
 					}
 					b.ReportAllocs()
+					b.ReportMetric(float64(st.f.Bits())/benchN, "bits/key")
+					if strings.HasPrefix(op, "parallel") {
+						var next atomic.Uint64
+						b.RunParallel(func(pb *testing.PB) {
+							i := int(filtertest.SplitMix(next.Add(1)))
+							for pb.Next() {
+								st.f.Contains(keys[i&(benchPool-1)])
+								i++
+							}
+						})
+						return
+					}
 					i, found := 0, 0
 					for b.Loop() {
 						if st.f.Contains(keys[i&(benchPool-1)]) {
@@ -166,7 +182,6 @@ func BenchmarkContains(b *testing.B) {
 						i++
 					}
 					b.ReportMetric(float64(found)/float64(i), "present/op")
-					b.ReportMetric(float64(st.f.Bits())/benchN, "bits/key")
 				})
 			}
 		}

@@ -366,3 +366,39 @@ func TestCorruptFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestConcurrentFileGrowth adds from several goroutines to a file-backed
+// filter, which grows its file meanwhile, while another goroutine syncs.
+func TestConcurrentFileGrowth(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.bloom")
+	f, err := Create(path, 500, 0.01)
+	require.NoError(t, err)
+	done := make(chan struct{})
+	synced := make(chan error, 1)
+	go func() {
+		var err error
+		for {
+			select {
+			case <-done:
+				synced <- err
+				return
+			default:
+				if e := f.Sync(); e != nil && err == nil {
+					err = e
+				}
+			}
+		}
+	}()
+	filtertest.Concurrent(t, f, 4, 20_000, 2)
+	close(done)
+	require.NoError(t, <-synced)
+	stages := f.NumStages()
+	require.Greater(t, stages, 5)
+	require.NoError(t, f.Close())
+	r, err := OpenReadOnly(path)
+	require.NoError(t, err)
+	defer r.Close()
+	require.NoError(t, r.Verify())
+	require.Equal(t, stages, r.NumStages())
+	filtertest.NoFalseNegatives(t, r, 4, 20_000)
+}

@@ -272,10 +272,17 @@ func TestConcurrentGrowth(t *testing.T) {
 	require.NoError(t, err)
 	filtertest.Concurrent(t, f, 4, 40_000, 4) // many stages added under load
 	require.Greater(t, f.NumStages(), 5)
-	// A stage may take a few more keys than its capacity (Adds that checked
-	// the count just before it filled), never many.
-	for i, s := range f.Stages() {
+	// One goroutine added each stage, once, when the one before was full:
+	// capacities double without a repeat, and every stage but the newest
+	// took its capacity (a few more, from Adds that checked the count just
+	// before it filled; never many).
+	st := f.Stages()
+	for i, s := range st {
+		require.EqualValues(t, 500<<i, s.Capacity, "stage %d", i)
 		require.LessOrEqual(t, s.Count, s.Capacity+8, "stage %d", i)
+		if i < len(st)-1 {
+			require.GreaterOrEqual(t, s.Count, s.Capacity, "stage %d", i)
+		}
 	}
 	var sum uint64
 	for _, s := range f.Stages() {
