@@ -37,7 +37,7 @@ func TestCluster(t *testing.T) {
 	err = c.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error {
 		n := 0
 		for i := range f.Segments() {
-			ex, err := node.Exists(ctx, segmentKey(name, 1, uint64(i))).Result()
+			ex, err := node.Exists(ctx, segmentKey(name, f.Generation(), uint64(i))).Result()
 			if err != nil && !redis.HasErrorPrefix(err, "MOVED") {
 				return err
 			}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -149,11 +150,34 @@ func newHeader(name string, opts []Option, geom func(config) (header, error)) (c
 	if err != nil {
 		return cfg, header{}, err
 	}
-	h.generation = 1
+	// A random generation: segment keys left behind by a crash (a Create
+	// or Delete cut short) can never be mistaken for this filter's.
+	h.generation = rand.Uint64()>>1 | 1
 	return cfg, h, nil
 }
 
-func create(ctx context.Context, c redis.UniversalClient, name string, h header) (*Filter, error) {
+// create allocates the segments of a new generation, then claims the name
+// by writing the header if there is none, so that a client that attaches
+// finds every segment there. A creator that loses the claim to another
+// removes its segments.
+func create(ctx context.Context, c redis.UniversalClient, name string, h header) (_ *Filter, err error) {
+	n, err := c.Exists(ctx, headerKey(name)).Result()
+	if err != nil {
+		return nil, redisErr("create", name, err)
+	}
+	if n > 0 {
+		return nil, fmt.Errorf("%w: %q", ErrExists, name)
+	}
+	st := newState(name, h)
+	claimed := false
+	defer func() {
+		if !claimed {
+			_ = unlinkGeneration(context.WithoutCancel(ctx), c, name, h)
+		}
+	}()
+	if err := allocate(ctx, c, st); err != nil {
+		return nil, err
+	}
 	ok, err := createHeaderScript.Run(ctx, c, []string{headerKey(name)}, h.fields()...).Int()
 	if err != nil {
 		return nil, redisErr("create", name, err)
@@ -161,15 +185,12 @@ func create(ctx context.Context, c redis.UniversalClient, name string, h header)
 	if ok == 0 {
 		return nil, fmt.Errorf("%w: %q", ErrExists, name)
 	}
-	f := &Filter{c: c, name: name}
-	st := newState(name, h)
-	f.st.Store(st)
-	if err := allocate(ctx, c, st); err != nil {
-		return nil, err
-	}
+	claimed = true
 	if err := addScript.Load(ctx, c).Err(); err != nil {
 		return nil, redisErr("load script", name, err)
 	}
+	f := &Filter{c: c, name: name}
+	f.st.Store(st)
 	return f, nil
 }
 
@@ -672,5 +693,6 @@ func (f *Filter) Segments() int { return len(f.st.Load().seg) }
 func (f *Filter) SegmentBytes() uint64 { return f.st.Load().h.segBytes }
 
 // Generation returns the generation of the filter as this handle last read
-// it; each Push that replaces the filter increments it.
+// it: random when the filter is created, 1 when it is first pushed, and
+// incremented by each Push that replaces it.
 func (f *Filter) Generation() uint64 { return f.st.Load().h.generation }

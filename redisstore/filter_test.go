@@ -104,7 +104,7 @@ func TestSameBitsAsFile(t *testing.T) {
 	}
 	var got []byte
 	for i := range f.Segments() {
-		b, err := c.Get(ctx, segmentKey(name, 1, uint64(i))).Bytes()
+		b, err := c.Get(ctx, segmentKey(name, f.Generation(), uint64(i))).Bytes()
 		require.NoError(t, err)
 		got = append(got, b...)
 	}
@@ -115,7 +115,7 @@ func TestSameBitsAsFile(t *testing.T) {
 	b := blocked.Block(d, blocks)
 	seg, off := b/(f.SegmentBytes()/64), b%(f.SegmentBytes()/64)*64
 	blocked.Positions(d, f.K(), func(p uint32) {
-		v, err := c.GetBit(ctx, segmentKey(name, 1, seg), int64(8*off)+int64(p^7)).Result()
+		v, err := c.GetBit(ctx, segmentKey(name, f.Generation(), seg), int64(8*off)+int64(p^7)).Result()
 		require.NoError(t, err)
 		require.EqualValues(t, 1, v, "bit %d of block %d", p, b)
 	})
@@ -209,7 +209,10 @@ func TestOpenCreatesOnceAndChecksGeometry(t *testing.T) {
 	for i := range fs {
 		require.NoError(t, errs[i])
 	}
-	_, err := fs[0].Add(ctx, []byte("x"))
+	segs, err := c.Keys(ctx, name+":seg:*").Result()
+	require.NoError(t, err)
+	require.Len(t, segs, fs[0].Segments(), "creators that lost the race removed their segments")
+	_, err = fs[0].Add(ctx, []byte("x"))
 	require.NoError(t, err)
 	for _, f := range fs {
 		ok, err := f.Contains(ctx, []byte("x"))
@@ -392,7 +395,7 @@ func TestMissingSegmentIsAnError(t *testing.T) {
 	f, err := Create(ctx, c, name, 1000, 0.01, WithSegmentBytes(128))
 	require.NoError(t, err)
 	for i := range f.Segments() {
-		require.NoError(t, c.Del(ctx, segmentKey(name, 1, uint64(i))).Err())
+		require.NoError(t, c.Del(ctx, segmentKey(name, f.Generation(), uint64(i))).Err())
 	}
 	_, err = f.Contains(ctx, []byte("a"))
 	require.ErrorIs(t, err, ErrMissing)
@@ -401,7 +404,7 @@ func TestMissingSegmentIsAnError(t *testing.T) {
 	_, err = f.AddMany(ctx, keys(0, 10))
 	require.ErrorIs(t, err, ErrMissing)
 	require.ErrorIs(t, f.ContainsMany(ctx, keys(0, 10), make([]bool, 10)), ErrMissing)
-	n, err := c.Exists(ctx, segmentKey(name, 1, 0)).Result()
+	n, err := c.Exists(ctx, segmentKey(name, f.Generation(), 0)).Result()
 	require.NoError(t, err)
 	require.Zero(t, n, "a failed Add must not recreate the segment")
 
