@@ -150,6 +150,9 @@ func newHeader(name string, opts []Option, geom func(config) (header, error)) (c
 	if err != nil {
 		return cfg, header{}, err
 	}
+	if err := checkSegments(h); err != nil {
+		return cfg, header{}, err
+	}
 	// A random generation: segment keys left behind by a crash (a Create
 	// or Delete cut short) can never be mistaken for this filter's.
 	h.generation = rand.Uint64()>>1 | 1

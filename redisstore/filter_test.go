@@ -264,6 +264,7 @@ func TestAttachValidatesHeader(t *testing.T) {
 		{fieldTargetP, "NaN", ErrHeader},
 		{fieldSegBytes, "100", ErrHeader},
 		{fieldSegBytes, "0", ErrHeader},
+		{fieldM, "72057594037927936", ErrHeader}, // 2^56 bits in 64 KiB segments: too many
 		{fieldSeed, "", ErrHeader},
 		{fieldGeneration, "", ErrHeader},
 	} {
@@ -312,6 +313,8 @@ func TestBadInput(t *testing.T) {
 		_, err := Create(ctx, c, "x", 100, 0.01, WithSegmentBytes(s))
 		require.ErrorIs(t, err, ErrInvalid, "segment bytes %d", s)
 	}
+	_, err = Create(ctx, c, "x", 1e9, 0.01, WithSegmentBytes(64))
+	require.ErrorIs(t, err, ErrTooLarge, "more than MaxSegments segments")
 	_, err = CreateGeometry(ctx, c, "x", 0, 3)
 	require.ErrorIs(t, err, ErrInvalid)
 	_, err = CreateGeometry(ctx, c, "x", 512, 0)

@@ -53,6 +53,10 @@ const (
 
 	// maxNameLen bounds a filter's name, to keep keys short.
 	maxNameLen = 512
+
+	// MaxSegments bounds the number of segments of a filter (a client keeps
+	// their key names in memory): 2^20, 1 TiB at the default segment size.
+	MaxSegments = 1 << 20
 )
 
 // Header fields (the hash at NAME:hdr). All values are decimal strings;
@@ -143,6 +147,14 @@ func checkSegBytes(n uint64) error {
 	return nil
 }
 
+// checkSegments checks that h's filter fits in MaxSegments segments.
+func checkSegments(h header) error {
+	if n := h.segments(); n > MaxSegments {
+		return fmt.Errorf("%w: %d bytes in segments of %d make %d segments, at most %d", ErrTooLarge, h.payloadBytes(), h.segBytes, n, MaxSegments)
+	}
+	return nil
+}
+
 // decodeHeader parses and validates the fields of a header hash. An empty
 // map is ErrNotFound.
 func decodeHeader(name string, f map[string]string) (header, error) {
@@ -208,6 +220,9 @@ func decodeHeader(name string, f map[string]string) (header, error) {
 		return h, fmt.Errorf("%w: %s: %w", ErrHeader, headerKey(name), verr)
 	}
 	if verr := checkSegBytes(h.segBytes); verr != nil {
+		return h, fmt.Errorf("%w: %s: %w", ErrHeader, headerKey(name), verr)
+	}
+	if verr := checkSegments(h); verr != nil {
 		return h, fmt.Errorf("%w: %s: %w", ErrHeader, headerKey(name), verr)
 	}
 	return h, nil

@@ -87,6 +87,9 @@ func Push(ctx context.Context, c redis.UniversalClient, name, path string, opts 
 		seed: fh.Seed, m: fh.M, k: fh.K, capacity: fh.Capacity, targetP: fh.TargetP,
 		segBytes: cfg.segBytes, generation: old.generation + 1, baseCount: fh.Count,
 	}
+	if err := checkSegments(h); err != nil {
+		return err
+	}
 	st := newState(name, h)
 	defer func() {
 		if err != nil { // best effort: do not leave a half-written generation
