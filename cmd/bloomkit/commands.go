@@ -118,13 +118,18 @@ func buildCommand(fs *flag.FlagSet) func([]string) error {
 		if err != nil {
 			return err
 		}
-		var added uint64
-		err = src.each(func(line []byte) error { added++; f.Add(line); return nil })
+		var added, fresh uint64
+		err = src.each(func(line []byte) error {
+			added++
+			if f.Add(line) {
+				fresh++
+			}
+			return nil
+		})
 		if err != nil {
 			f.Close() // discards the temporary file
 			return err
 		}
-		fresh := f.Added()
 		if err := v.publish(f); err != nil {
 			return err
 		}

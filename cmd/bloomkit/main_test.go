@@ -160,6 +160,12 @@ func TestBuildPublishesAtomically(t *testing.T) {
 	bk(t, dir, "", "build", "-n", "100", "-o", "w.bloom", "-variant", "bogus", "keys.txt").fails(t, "bogus")
 	bk(t, dir, "", "build", "keys.txt").fails(t, "-o")
 	bk(t, dir, "", "build", "-o", "e.bloom").fails(t, "no keys")
+
+	// Repeated keys are counted once, whatever the variant's Added means
+	// (a counting filter's counts every Add).
+	writeFile(t, filepath.Join(dir, "twice.txt"), keyLines("d", 1000)+keyLines("d", 1000))
+	out = bk(t, dir, "", "build", "-variant", "counting", "-p", "0.001", "-o", "c.bloom", "twice.txt").ok(t)
+	require.Contains(t, out, "filter of 2000 keys (1000 distinct by the filter)")
 }
 
 func TestUnion(t *testing.T) {
