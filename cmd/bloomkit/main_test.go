@@ -264,6 +264,7 @@ func TestErrorPaths(t *testing.T) {
 	hdr[4096+40] ^= 1
 	writeFile(t, filepath.Join(dir, "hdr.bloom"), string(hdr))
 	writeFile(t, filepath.Join(dir, "long.txt"), strings.Repeat("x", 100)+"\n")
+	bk(t, dir, "", "create", "-variant", "partitioned", "-n", "1000", "part.bloom").ok(t)
 
 	for _, c := range []struct {
 		args []string
@@ -290,6 +291,12 @@ func TestErrorPaths(t *testing.T) {
 		{[]string{"frobnicate"}, []string{"unknown command"}},
 		{[]string{"demo", "extra"}, []string{"unexpected"}},
 		{[]string{"bench", "-p", "2"}, []string{"-p"}},
+		{[]string{"dedup", "-state", "foreign.bloom"}, []string{"foreign.bloom", "not a bloomkit filter"}},
+		{[]string{"dedup", "-state", "trunc.bloom"}, []string{"trunc.bloom", "truncated"}},
+		{[]string{"remove", "missing.bloom", "k"}, []string{"missing.bloom", "no such file"}},
+		{[]string{"union", "-o", "u.bloom", "good.bloom", "hdr.bloom"}, []string{"hdr.bloom", "checksum"}},
+		{[]string{"union", "-o", "u.bloom", "trunc.bloom", "good.bloom"}, []string{"trunc.bloom", "truncated"}},
+		{[]string{"union", "-o", "u.bloom", "good.bloom", "part.bloom"}, []string{"part.bloom"}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			bk(t, dir, "", c.args...).fails(t, c.want...)
