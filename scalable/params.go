@@ -12,8 +12,8 @@ import (
 // paper). DefaultTightening is r: stage i is sized for rate p(1-r)r^i. Of
 // the r measured in docs/scalable.md (0.5, 0.7, 0.8, 0.85, 0.9; p = 1% and
 // 0.1%; grown 63- to 1024-fold), 0.85 takes the fewest bits per key or
-// within 2% of the fewest at every point; r = 0.5, RedisBloom's, takes 15
-// to 60% more.
+// within 2% of the fewest at every point; r = 0.5, RedisBloom's, takes 14
+// to 62% more.
 const (
 	DefaultSeed       uint64  = 0
 	DefaultGrowth     float64 = 2
