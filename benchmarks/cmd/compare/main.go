@@ -39,14 +39,16 @@ type config struct {
 	benchTime   time.Duration
 	reps        int    // timed runs per measurement; the fastest counts
 	keepBytes   uint64 // filters kept for interleaved timing rounds, at most
+	aloneBytes  uint64 // filters larger than this are timed alone, right after their build
 	variants    []*bench.Variant
 	bigN        uint64           // sizes >= bigN use bigVariants only
 	bigVariants []*bench.Variant // nil: all
 	staticMaxN  uint64           // static filters are built only up to this n
 	summaryN    uint64           // the workload of the summary table
 	out         string
-	quiet       bool // no progress on stderr
-	verbose     bool // time the phases of each measurement
+	quiet       bool   // no progress on stderr
+	verbose     bool   // time the phases of each measurement
+	render      string // a results.json to redraw instead of measuring
 }
 
 func main() {
@@ -55,7 +57,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "compare:", err)
 		os.Exit(2)
 	}
-	if err := run(cfg, os.Stdout, os.Stderr); err != nil {
+	if cfg.render != "" {
+		err = render(cfg.render, cfg.out, os.Stdout)
+	} else {
+		err = run(cfg, os.Stdout, os.Stderr)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "compare:", err)
 		os.Exit(1)
 	}
@@ -76,7 +83,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fprTrials := fs.String("fpr-trials", "1e6", "negatives per measured rate, at least")
 	benchTime := fs.Duration("benchtime", 10*time.Millisecond, "time of one timed run")
 	reps := fs.Int("reps", 3, "timed runs per measurement, in interleaved rounds; the fastest counts")
-	keep := fs.Float64("keep-gib", 2, "GiB of filters kept in memory to time in interleaved rounds")
+	keep := fs.Float64("keep-mib", 256, "MiB of filters kept in memory to time in interleaved rounds")
+	alone := fs.Float64("alone-mib", 32, "filters larger than this many MiB are timed alone, right after their build")
 	variants := fs.String("variants", "all", "comma-separated variants to compare")
 	bigN := fs.String("big-n", "5e8", "sizes from this n on use -big-variants only")
 	bigVariants := fs.String("big-variants", "", "variants measured at sizes >= -big-n (default all; -full: "+fullBig+")")
@@ -85,6 +93,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	out := fs.String("out", "", "output folder (default benchmarks/results under the repository root)")
 	quiet := fs.Bool("q", false, "no progress on stderr")
 	verbose := fs.Bool("v", false, "print the time of each phase of each measurement")
+	renderFile := fs.String("render", "", "redraw the tables and plots of this results.json into -out, measuring nothing")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -100,8 +109,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 		return normal
 	}
-	cfg := &config{p: *p, benchTime: *benchTime, reps: *reps, quiet: *quiet, verbose: *verbose}
-	cfg.keepBytes = uint64(*keep * (1 << 30))
+	cfg := &config{p: *p, benchTime: *benchTime, reps: *reps, quiet: *quiet, verbose: *verbose, render: *renderFile}
+	cfg.keepBytes = uint64(*keep * (1 << 20))
+	cfg.aloneBytes = uint64(*alone * (1 << 20))
 	if cfg.reps < 1 {
 		return nil, fmt.Errorf("-reps %d: want at least 1", cfg.reps)
 	}

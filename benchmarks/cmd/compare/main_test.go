@@ -56,6 +56,14 @@ func TestRun(t *testing.T) {
 			t.Errorf("%s n=%d: no open time", x.Variant, x.N)
 		}
 	}
+	again := t.TempDir()
+	var md2 bytes.Buffer
+	if err := render(filepath.Join(out, "results.json"), again, &md2); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(md.Bytes(), md2.Bytes()) {
+		t.Error("-render of results.json does not reproduce the report")
+	}
 	for _, name := range []string{"lookup_miss_vs_size.png", "lookup_hit_vs_size.png", "add_vs_size.png",
 		"fpr_vs_target.png", "fpr_ratio_vs_target.png", "bits_vs_target.png"} {
 		f, err := os.Open(filepath.Join(out, name))

@@ -73,6 +73,7 @@ var (
 		color.RGBA{0xd6, 0x27, 0x28, 255}, // red
 		color.RGBA{0x2c, 0xa0, 0x2c, 255}, // green
 		color.RGBA{0x94, 0x27, 0xbd, 255}, // purple
+		color.RGBA{0x00, 0x80, 0x80, 255}, // teal
 	}
 	peerColors = []color.Color{
 		color.RGBA{0xff, 0x7f, 0x0e, 255},
@@ -197,7 +198,7 @@ func decimalBytes(v float64) string {
 func ratePlot(rows []*Result) (*plot.Plot, []series, error) {
 	p := newPlot("Measured false-positive rate against the target (16B keys)", "target rate p (log scale)", "measured rate (log scale)")
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker, p.Y.Tick.Marker = rateTicks{}, rateTicks{}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, x := range rows {
 		lo, hi = math.Min(lo, x.Target), math.Max(hi, x.Target)
@@ -245,7 +246,7 @@ func ratePlot(rows []*Result) (*plot.Plot, []series, error) {
 func ratioPlot(rows []*Result) (*plot.Plot, []series, error) {
 	p := newPlot("Measured rate over target (16B keys; 1 = as promised, above 1 = worse)", "target rate p (log scale)", "measured / target (log scale)")
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, ratioTicks{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = rateTicks{}, ratioTicks{}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, x := range rows {
 		lo, hi = math.Min(lo, x.Target), math.Max(hi, x.Target)
@@ -289,6 +290,26 @@ func ratioPlot(rows []*Result) (*plot.Plot, []series, error) {
 	return p, ss, nil
 }
 
+// rateTicks marks a log axis of rates at the powers of ten, labelled 1e-05
+// style (plot.LogTicks prints 9.999999999999999e-06).
+type rateTicks struct{}
+
+func (rateTicks) Ticks(min, max float64) []plot.Tick {
+	var ts []plot.Tick
+	for e := math.Floor(math.Log10(min)); e <= math.Ceil(math.Log10(max)); e++ {
+		v, _ := strconv.ParseFloat(fmt.Sprintf("1e%d", int(e)), 64)
+		if v >= min*(1-1e-9) && v <= max*(1+1e-9) {
+			ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
+		}
+		for k := 2.0; k < 10; k++ {
+			if w := k * v; w >= min && w <= max {
+				ts = append(ts, plot.Tick{Value: w})
+			}
+		}
+	}
+	return ts
+}
+
 // ratioTicks marks a log axis of ratios at 0.1, 0.2, 0.5, 1, 2, 5, ...
 type ratioTicks struct{}
 
@@ -310,7 +331,7 @@ func (ratioTicks) Ticks(min, max float64) []plot.Tick {
 func bitsPlot(rows []*Result) (*plot.Plot, []series, error) {
 	p := newPlot("Memory against target rate (16B keys)", "target rate p (log scale)", "bits per key")
 	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker = rateTicks{}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, x := range rows {
 		lo, hi = math.Min(lo, x.Target), math.Max(hi, x.Target)
@@ -321,8 +342,8 @@ func bitsPlot(rows []*Result) (*plot.Plot, []series, error) {
 		f    func(p float64) float64
 		dash []vg.Length
 	}{
-		{"Bloom optimum 1.44·log2(1/p)", func(p float64) float64 { return math.Log2(1/p) / math.Ln2 }, []vg.Length{vg.Points(6), vg.Points(2)}},
-		{"lower bound log2(1/p)", func(p float64) float64 { return math.Log2(1 / p) }, []vg.Length{vg.Points(2), vg.Points(2)}},
+		{"1.44·log2(1/p) (Bloom)", func(p float64) float64 { return math.Log2(1/p) / math.Ln2 }, []vg.Length{vg.Points(6), vg.Points(2)}},
+		{"log2(1/p) (bound)", func(p float64) float64 { return math.Log2(1 / p) }, []vg.Length{vg.Points(2), vg.Points(2)}},
 	} {
 		var xys plotter.XYs
 		for e := math.Log10(lo); e <= math.Log10(hi)+1e-9; e += 0.25 {

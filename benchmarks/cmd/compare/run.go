@@ -119,6 +119,9 @@ func run(cfg *config, stdout, stderr io.Writer) error {
 		}
 		r.Results = append(r.Results, res...)
 		release()
+		if err := checkpoint(r, cfg.out); err != nil {
+			return err
+		}
 	}
 	for _, p := range cfg.sweep {
 		w := bench.Workload{Keys: bench.Key16, N: cfg.sweepN, P: p}
@@ -140,26 +143,53 @@ func run(cfg *config, stdout, stderr io.Writer) error {
 		}
 	}
 	r.Duration = time.Since(r.Started).Round(time.Second).String()
-
-	md := report(r)
-	if _, err := io.WriteString(stdout, md); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(cfg.out, "results.md"), []byte(md), 0o644); err != nil {
-		return err
-	}
-	js, err := json.MarshalIndent(r, "", "\t")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(cfg.out, "results.json"), append(js, '\n'), 0o644); err != nil {
-		return err
-	}
-	if err := plots(r, cfg.out); err != nil {
+	if err := write(r, cfg.out, stdout); err != nil {
 		return err
 	}
 	logf("wrote %s (results.md, results.json, *.png) in %s", cfg.out, r.Duration)
 	return nil
+}
+
+// checkpoint writes what a run has measured so far to results.json, so an
+// interrupted long run keeps its numbers (-render draws them).
+func checkpoint(r *Run, dir string) error {
+	js, err := json.MarshalIndent(r, "", "\t")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "results.json"), append(js, '\n'), 0o644)
+}
+
+// write prints the report of r and writes it, the JSON and the plots to dir.
+func write(r *Run, dir string, stdout io.Writer) error {
+	md := report(r)
+	if _, err := io.WriteString(stdout, md); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results.md"), []byte(md), 0o644); err != nil {
+		return err
+	}
+	if err := checkpoint(r, dir); err != nil {
+		return err
+	}
+	return plots(r, dir)
+}
+
+// render redraws the report and plots of a results.json into dir, measuring
+// nothing.
+func render(file, dir string, stdout io.Writer) error {
+	js, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	var r Run
+	if err := json.Unmarshal(js, &r); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return write(&r, dir, stdout)
 }
 
 // skip says why v is not measured on w, or "".
@@ -217,7 +247,8 @@ type timer struct {
 }
 
 // measureWorkload measures vs on w. Filters are built one at a time (the
-// add times) and kept while they fit in -keep memory; then every kept
+// add times); those up to -alone-mib are kept while they fit in -keep-mib,
+// larger ones are timed alone right after their build. Then every kept
 // filter's lookups are timed, all of them once per round, -reps rounds, and
 // each keeps its fastest. Interleaving the rounds spreads every filter's
 // runs over the whole batch, so a burst of load from a neighbour on a
@@ -230,15 +261,19 @@ func measureWorkload(cfg *config, w bench.Workload, vs []*bench.Variant, tmp str
 	for _, v := range vs {
 		logf("%-16s %v", v.Name, w)
 		t0 := time.Now()
+		// The AddMany fills go first: the filter that is timed must be the
+		// one built last, its memory still warm (see flush).
+		batchNs, batchOK, err := bench.BatchAddTimed(v, w, cfg.benchTime*time.Duration(cfg.reps))
+		if err != nil {
+			return nil, err
+		}
 		b, err := bench.BuildTimed(v, w, cfg.benchTime*time.Duration(cfg.reps))
 		if err != nil {
 			return nil, err
 		}
 		res := newResult("size", v, b)
-		if ns, ok, err := bench.BatchAddTimed(v, w, cfg.benchTime*time.Duration(cfg.reps)); err != nil {
-			return nil, err
-		} else if ok {
-			res.BatchAddNs = ns
+		if batchOK {
+			res.BatchAddNs = batchNs
 		}
 		t1 := time.Now()
 		res.setRate(b.FalsePositives(cfg.fprTrials))
@@ -263,8 +298,17 @@ func measureWorkload(cfg *config, w bench.Workload, vs []*bench.Variant, tmp str
 		if v.ConcurrentLookups {
 			add(bench.ParallelLookupBench(b.Filter, pools.Hits), &res.ParallelHitNs)
 		}
-		batch = append(batch, p)
 		out = append(out, res)
+		if b.Filter.Bytes() > cfg.aloneBytes {
+			// Timed alone, right after its build: on this VM the memory of a
+			// large filter left untouched while others are built goes cold
+			// at the host (microseconds a probe, no guest page fault).
+			if err := cfg.flush([]*pending{p}, tmp, logf); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		batch = append(batch, p)
 		if kept += b.Filter.Bytes(); kept > cfg.keepBytes {
 			if err := cfg.flush(batch, tmp, logf); err != nil {
 				return nil, err
