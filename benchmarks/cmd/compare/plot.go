@@ -133,9 +133,9 @@ func newPlot(title, x, y string) *plot.Plot {
 
 // sizePlot draws get against the filter's size in bytes, a line per variant.
 func sizePlot(rows []*Result, title, ylabel string, get func(*Result) float64) (*plot.Plot, []series, error) {
-	p := newPlot(title, "filter size in memory (bytes, log scale)", ylabel)
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = bytesTicks{}
+	p := newPlot(title, "filter size in memory (bytes, log scale)", ylabel+" (log scale)")
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = bytesTicks{}, ratioTicks{}
 	var ss []series
 	for _, v := range variantsOf(rows) {
 		var xys plotter.XYs
@@ -156,7 +156,6 @@ func sizePlot(rows []*Result, title, ylabel string, get func(*Result) float64) (
 		p.Add(l, s)
 		ss = append(ss, series{v.Variant, []plot.Thumbnailer{l, s}})
 	}
-	p.Y.Min = 0
 	return p, ss, nil
 }
 
