@@ -3,7 +3,7 @@
 // tables and writes them, the raw results (results.json) and PNG plots to
 // an output folder.
 //
-//	go run ./benchmarks/cmd/compare                        # about a minute on 2 cores
+//	go run ./benchmarks/cmd/compare                        # 1-2 minutes on 2 cores
 //	go run ./benchmarks/cmd/compare -full -out docs/img/benchmarks  # the run in docs/benchmarks.md
 //
 // The default run measures 16-byte keys at n = 1e4 ... 4e6 and 60-byte
@@ -71,7 +71,7 @@ func main() {
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	full := fs.Bool("full", false, "the full run: sizes up to 1e9, sweep at n = 1e6 with 100 expected false positives per point (about 40 minutes)")
+	full := fs.Bool("full", false, "the full run: sizes up to 1e9, sweep at n = 1e6 with 100 expected false positives per point (about 1.5 hours)")
 	sizes := fs.String("sizes", "", "n for 16-byte keys (default 1e4,1e5,1e6,4e6; -full: 1e4,1e5,1e6,1e7,1e8,1e9)")
 	urlSizes := fs.String("url-sizes", "1e6", "n for 60-byte URL-like keys")
 	p := fs.Float64("p", 0.01, "target false-positive rate of the size series")
