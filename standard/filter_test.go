@@ -1,8 +1,6 @@
 package standard
 
 import (
-	"bytes"
-	"errors"
 	"math"
 	"testing"
 
@@ -109,37 +107,11 @@ func TestSmallestFilter(t *testing.T) {
 // filtertest.FPRBound checks the bound is far enough from the formula's
 // expectation that no seed could fail a correct filter.
 func TestFalsePositiveRate(t *testing.T) {
-	for _, c := range []struct {
-		name   string
-		p      float64
-		trials uint64
-		factor float64
-		long   bool
-	}{
-		{"p=0.01", 0.01, 1_000_000, 1.1, false},
-		{"p=0.001", 0.001, 4_000_000, 1.1, true},
-		{"p=1e-5", 1e-5, 25_000_000, 1.3, true},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if c.long && testing.Short() {
-				t.Skipf("%d trials: a long sweep, run without -short (the README's test command does)", c.trials)
-			}
-			const n = 200_000
-			f, err := New(n, c.p)
-			require.NoError(t, err)
-			filtertest.AddKeys(f, 1, n)
-			filtertest.NoFalseNegatives(t, f, 1, n)
-			fp := filtertest.CountFalsePositives(f, 2, c.trials)
-			expected := sizing.FPR(f.Bits(), n, f.K())
-			filtertest.FPRBound(t, fp, c.trials, expected, c.p, c.factor)
-
-			// Introspection agrees with the formula at capacity.
-			require.InDelta(t, n, float64(f.ApproxCount()), 0.01*n)
-			require.InDelta(t, c.p, f.EstimatedFPR(), 0.1*c.p)
-			fill := -math.Expm1(-float64(f.K()) * n / float64(f.Bits()))
-			require.InDelta(t, fill, f.FillRatio(), 0.01)
-		})
-	}
+	filtertest.FalsePositiveRate(t, variant, 0.01, []filtertest.FPRCase{
+		{Name: "p=0.01", P: 0.01, Trials: 1_000_000, Factor: 1.1},
+		{Name: "p=0.001", P: 0.001, Trials: 4_000_000, Factor: 1.1, Long: true},
+		{Name: "p=1e-5", P: 1e-5, Trials: 25_000_000, Factor: 1.3, Long: true},
+	})
 }
 
 func TestConcurrentAddContains(t *testing.T) {
@@ -149,77 +121,16 @@ func TestConcurrentAddContains(t *testing.T) {
 }
 
 func TestUnionIntersect(t *testing.T) {
-	a, _ := New(20000, 0.01, WithSeed(5))
-	b, _ := New(20000, 0.01, WithSeed(5))
-	filtertest.AddKeys(a, 1, 5000)
-	filtertest.AddKeys(b, 2, 5000)
-	filtertest.AddKeys(a, 3, 5000) // common to both
-	filtertest.AddKeys(b, 3, 5000)
-
-	u, _ := New(20000, 0.01, WithSeed(5))
-	require.NoError(t, u.Union(a))
-	require.NoError(t, u.Union(b))
-	for _, set := range []uint64{1, 2, 3} {
-		filtertest.NoFalseNegatives(t, u, set, 5000)
+	v := variant
+	v.Hooks.Unioned = func(t *testing.T, u, _, _ *Filter) {
+		require.InDelta(t, 15000, float64(u.Added()), 300)
 	}
-	require.InDelta(t, 15000, float64(u.Added()), 300)
-
-	require.NoError(t, a.Intersect(b))
-	filtertest.NoFalseNegatives(t, a, 3, 5000)
-	// Keys only in one input mostly disappear from the intersection.
-	require.Less(t, filtertest.CountFalsePositives(a, 1, 5000), uint64(1000))
-
-	for _, other := range []func() (*Filter, error){
-		func() (*Filter, error) { return New(20000, 0.01, WithSeed(6)) }, // seed
-		func() (*Filter, error) { return New(30000, 0.01, WithSeed(5)) }, // m
-		func() (*Filter, error) { return NewWithSize(u.Bits(), u.K()+1, WithSeed(5)) },
-	} {
-		o, err := other()
-		require.NoError(t, err)
-		require.ErrorIs(t, u.Union(o), ErrMismatch)
-		require.ErrorIs(t, u.Intersect(o), ErrMismatch)
-	}
+	filtertest.UnionIntersect(t, v)
 }
 
-func TestStreamRoundTrip(t *testing.T) {
-	f, err := New(50000, 0.001, WithSeed(77))
-	require.NoError(t, err)
-	filtertest.AddKeys(f, 1, 50000)
-	var buf bytes.Buffer
-	n, err := f.WriteTo(&buf)
-	require.NoError(t, err)
-	require.EqualValues(t, buf.Len(), n)
-	require.EqualValues(t, 8192+f.Bytes(), n)
-
-	g, err := ReadFrom(bytes.NewReader(buf.Bytes()))
-	require.NoError(t, err)
-	require.Equal(t, f.words, g.words)
-	require.Equal(t, f.geom, g.geom)
-	require.Equal(t, f.Added(), g.Added())
-	filtertest.NoFalseNegatives(t, g, 1, 50000)
-
-	// Writing the copy again gives the same bytes.
-	var again bytes.Buffer
-	_, err = g.WriteTo(&again)
-	require.NoError(t, err)
-	require.Equal(t, buf.Bytes(), again.Bytes())
-}
-
-type failingWriter struct{ left int }
-
-func (w *failingWriter) Write(p []byte) (int, error) {
-	if len(p) > w.left {
-		n := w.left
-		w.left = 0
-		return n, errors.New("disk full")
-	}
-	w.left -= len(p)
-	return len(p), nil
-}
+func TestStreamRoundTrip(t *testing.T) { filtertest.StreamRoundTrip(t, variant) }
 
 func TestWriteToReportsWriterErrors(t *testing.T) {
 	f, _ := New(100000, 0.01)
-	n, err := f.WriteTo(&failingWriter{left: 10000})
-	require.ErrorContains(t, err, "disk full")
-	require.EqualValues(t, 10000, n)
+	filtertest.WriterFails(t, f.WriteTo, 10000)
 }

@@ -1,90 +1,11 @@
 package standard
 
 import (
-	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"syscall"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 
 	"github.com/bloomkit/bloomkit/internal/filtertest"
 )
 
-// TestCreateOnFullDisk runs this test binary again in a private mount
-// namespace with a 1 MiB tmpfs, where it creates filters: a real ENOSPC, not
-// a simulation. (Where the sandbox forbids namespaces, the child instead
-// lowers RLIMIT_FSIZE to 1 MiB, which fails the same allocation with EFBIG.)
-func TestCreateOnFullDisk(t *testing.T) {
-	if os.Getenv("BLOOMKIT_FULLDISK_CHILD") != "" {
-		fullDiskChild(t)
-		return
-	}
-	run := func(mode string, attr *syscall.SysProcAttr) ([]byte, error) {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCreateOnFullDisk$", "-test.v")
-		cmd.Env = append(os.Environ(), "BLOOMKIT_FULLDISK_CHILD="+mode, "BLOOMKIT_FULLDISK_DIR="+t.TempDir())
-		cmd.SysProcAttr = attr
-		return cmd.CombinedOutput()
-	}
-	out, err := run("tmpfs", &syscall.SysProcAttr{
-		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
-		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
-		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
-	})
-	if err != nil && errors.Is(err, syscall.EPERM) || err != nil && len(out) == 0 {
-		t.Logf("no user namespaces here (%v): using RLIMIT_FSIZE", err)
-		out, err = run("rlimit", nil)
-	}
-	t.Logf("child:\n%s", out)
-	require.NoError(t, err)
-	require.Contains(t, string(out), "FULLDISK-OK")
-}
-
-func fullDiskChild(t *testing.T) {
-	dir := os.Getenv("BLOOMKIT_FULLDISK_DIR")
-	want := syscall.EFBIG
-	switch os.Getenv("BLOOMKIT_FULLDISK_CHILD") {
-	case "tmpfs":
-		require.NoError(t, syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=1m"))
-		want = syscall.ENOSPC
-	case "rlimit":
-		require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 1 << 20, Max: 1 << 20}))
-	}
-	// 10 MB of bits cannot be allocated: Create fails, leaves nothing behind.
-	big := filepath.Join(dir, "big.bloom")
-	_, err := Create(big, 8_000_000, 0.01)
-	require.ErrorIs(t, err, want)
-	_, statErr := os.Stat(big)
-	require.ErrorIs(t, statErr, os.ErrNotExist)
-	_, err = CreateTemp(big, 8_000_000, 0.01)
-	require.ErrorIs(t, err, want)
-	entries, _ := os.ReadDir(dir)
-	require.Empty(t, entries, "no temporary file left behind")
-
-	// A filter that fits works, and so does its lifecycle, on the same disk.
-	small := filepath.Join(dir, "small.bloom")
-	f, err := Create(small, 50_000, 0.01)
-	require.NoError(t, err)
-	filtertest.AddKeys(f, 1, 50_000)
-	require.NoError(t, f.Close())
-	r, err := OpenReadOnly(small)
-	require.NoError(t, err)
-	filtertest.NoFalseNegatives(t, r, 1, 50_000)
-	require.NoError(t, r.Verify())
-	require.NoError(t, r.Close())
-
-	// WriteFile of an in-memory filter that does not fit fails cleanly and
-	// leaves the existing file intact.
-	m, err := New(2_000_000, 0.01)
-	require.NoError(t, err)
-	require.ErrorIs(t, m.WriteFile(small), want)
-	r, err = OpenReadOnly(small)
-	require.NoError(t, err)
-	require.NoError(t, r.Verify())
-	require.NoError(t, r.Close())
-	entries, _ = os.ReadDir(dir)
-	require.Len(t, entries, 1)
-	os.Stdout.WriteString("FULLDISK-OK\n")
-}
+// TestCreateOnFullDisk creates filters on a full disk (a 1 MiB tmpfs, or
+// RLIMIT_FSIZE): see filtertest.CreateOnFullDisk.
+func TestCreateOnFullDisk(t *testing.T) { filtertest.CreateOnFullDisk(t, variant) }
