@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/bloomkit/bloomkit/internal/hugepage"
 	"github.com/bloomkit/bloomkit/internal/sizing"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -29,7 +30,7 @@ func (f *Filter) ExportTo(w io.Writer) (int64, error) {
 	if err := sizing.CheckMemory(n); err != nil {
 		return 0, fmt.Errorf("counting: export: %w", err)
 	}
-	out := make([]uint64, n/8)
+	out := hugepage.Words(n / 8)
 	set := presence(out, f.words, m)
 	h := mmapstore.Header{
 		Variant:    mmapstore.Standard,

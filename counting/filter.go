@@ -9,6 +9,7 @@ import (
 
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit/internal/hugepage"
 	"github.com/bloomkit/bloomkit/internal/sizing"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -66,7 +67,7 @@ func newInMemory(g geometry) (*Filter, error) {
 		return nil, fmt.Errorf("counting: %w", err)
 	}
 	f := newFilter(g)
-	f.words = make([]uint64, bytes/8)
+	f.words = hugepage.Words(bytes / 8)
 	return f, nil
 }
 

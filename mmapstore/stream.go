@@ -12,6 +12,7 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit/internal/hugepage"
 	"github.com/bloomkit/bloomkit/internal/sizing"
 )
 
@@ -137,6 +138,12 @@ func ReadStream(r io.Reader, want Variant) (Header, []uint64, error) {
 			return Header{}, nil, fmt.Errorf("mmapstore: read payload: %w", err)
 		}
 		sum.Write(chunk)
+		if len(words)+len(chunk)/8 > cap(words) {
+			// Grow to a fresh array, advised for huge pages while it is
+			// still untouched, rather than by append.
+			grown := hugepage.Words(min(nwords, 2*uint64(cap(words))))
+			words = grown[:copy(grown, words)]
+		}
 		for i := 0; i < len(chunk); i += 8 {
 			words = append(words, binary.LittleEndian.Uint64(chunk[i:]))
 		}

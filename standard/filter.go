@@ -9,6 +9,7 @@ import (
 	"github.com/bloomkit/bloomkit/internal/bitset"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit/internal/hugepage"
 	"github.com/bloomkit/bloomkit/internal/sizing"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -59,7 +60,7 @@ func newInMemory(g geometry) (*Filter, error) {
 	if err := sizing.CheckMemory(bytes); err != nil {
 		return nil, fmt.Errorf("standard: %w", err)
 	}
-	return &Filter{words: make([]uint64, bytes/8), geom: g}, nil
+	return &Filter{words: hugepage.Words(bytes / 8), geom: g}, nil
 }
 
 // Add adds key and reports whether it was new: true when at least one of its
