@@ -1,8 +1,6 @@
 package counting
 
 import (
-	"bytes"
-	"errors"
 	"math"
 	"slices"
 	"sync"
@@ -310,44 +308,23 @@ func TestSmallestFilter(t *testing.T) {
 // filtertest.FPRBound checks the bound is far enough from the formula's
 // expectation that no seed could fail a correct filter.
 func TestFalsePositiveRate(t *testing.T) {
-	for _, c := range []struct {
-		name   string
-		p      float64
-		trials uint64
-		factor float64
-		long   bool
-	}{
-		{"p=0.01", 0.01, 1_000_000, 1.1, false},
-		{"p=0.001", 0.001, 4_000_000, 1.1, true},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if c.long && testing.Short() {
-				t.Skipf("%d trials: a long sweep, run without -short (the project's test command does)", c.trials)
-			}
-			const n = 200_000
-			f, err := New(n, c.p)
-			require.NoError(t, err)
-			filtertest.AddKeys(f, 1, n)
-			// Keys added and removed again leave no trace.
-			filtertest.AddKeys(f, 3, n/4)
-			var buf [16]byte
-			for i := uint64(0); i < n/4; i++ {
-				require.True(t, f.Remove(filtertest.Key(buf[:], 3, i)))
-			}
-			filtertest.NoFalseNegatives(t, f, 1, n)
-			fp := filtertest.CountFalsePositives(f, 2, c.trials)
-			expected := sizing.FPR(f.Counters(), n, f.K())
-			filtertest.FPRBound(t, fp, c.trials, expected, c.p, c.factor)
-
-			// Introspection agrees with the formula at capacity.
-			require.InDelta(t, n, float64(f.ApproxCount()), 0.01*n)
-			require.InDelta(t, c.p, f.EstimatedFPR(), 0.1*c.p)
-			fill := -math.Expm1(-float64(f.K()) * n / float64(f.Counters()))
-			require.InDelta(t, fill, f.FillRatio(), 0.01)
-			require.EqualValues(t, n, f.Added())
-			require.Zero(t, f.Saturated())
-		})
+	v := variant
+	// Keys added and removed again leave no trace.
+	v.Hooks.Loaded = func(t *testing.T, f *Filter, n uint64) {
+		filtertest.AddKeys(f, 3, n/4)
+		var buf [16]byte
+		for i := uint64(0); i < n/4; i++ {
+			require.True(t, f.Remove(filtertest.Key(buf[:], 3, i)))
+		}
 	}
+	v.Hooks.AtCapacity = func(t *testing.T, f *Filter, n uint64) {
+		require.EqualValues(t, n, f.Added())
+		require.Zero(t, f.Saturated())
+	}
+	filtertest.FalsePositiveRate(t, v, 0.01, []filtertest.FPRCase{
+		{Name: "p=0.01", P: 0.01, Trials: 1_000_000, Factor: 1.1},
+		{Name: "p=0.001", P: 0.001, Trials: 4_000_000, Factor: 1.1, Long: true},
+	})
 }
 
 func TestConcurrentAddContains(t *testing.T) {
@@ -493,59 +470,37 @@ func drain(f *Filter, set, n uint64) {
 }
 
 func TestUnionIntersect(t *testing.T) {
-	a, _ := New(20000, 0.01, WithSeed(5))
-	b, _ := New(20000, 0.01, WithSeed(5))
-	filtertest.AddKeys(a, 1, 5000)
-	filtertest.AddKeys(b, 2, 5000)
-	filtertest.AddKeys(a, 3, 5000) // common to both
-	filtertest.AddKeys(b, 3, 5000)
-
-	u, _ := New(20000, 0.01, WithSeed(5))
-	require.NoError(t, u.Union(a))
-	require.NoError(t, u.Union(b))
-	for _, set := range []uint64{1, 2, 3} {
-		filtertest.NoFalseNegatives(t, u, set, 5000)
+	v := variant
+	v.Hooks.Unioned = func(t *testing.T, u, _, b *Filter) {
+		require.EqualValues(t, 20000, u.Added())
+		// The union is the filter of all the Adds: counters are sums.
+		all, _ := New(20000, 0.01, WithSeed(5))
+		for _, set := range []uint64{1, 2, 3, 3} {
+			filtertest.AddKeys(all, set, 5000)
+		}
+		require.Equal(t, all.words, u.words)
+		var buf [16]byte
+		require.GreaterOrEqual(t, u.Count(filtertest.Key(buf[:], 3, 17)), uint(2), "added to both inputs")
+		// Removing one input's keys from the union leaves the other's.
+		for i := uint64(0); i < 5000; i++ {
+			require.True(t, u.Remove(filtertest.Key(buf[:], 1, i)))
+			require.True(t, u.Remove(filtertest.Key(buf[:], 3, i)))
+		}
+		require.Equal(t, b.words, u.words)
 	}
-	require.EqualValues(t, 20000, u.Added())
-	// The union is the filter of all the Adds: counters are sums.
-	all, _ := New(20000, 0.01, WithSeed(5))
-	for _, set := range []uint64{1, 2, 3, 3} {
-		filtertest.AddKeys(all, set, 5000)
+	v.Hooks.Intersected = func(t *testing.T, a, _ *Filter) {
+		// Added is now the estimate of distinct keys: the common ones, plus
+		// counters raised by keys of only one input that coincide.
+		require.GreaterOrEqual(t, a.Added(), uint64(5000))
+		require.Less(t, a.Added(), uint64(7000))
+		// Removing the common keys from the intersection leaves no false
+		// negative among them until each is removed.
+		var buf [16]byte
+		for i := uint64(0); i < 5000; i++ {
+			require.True(t, a.Remove(filtertest.Key(buf[:], 3, i)))
+		}
 	}
-	require.Equal(t, all.words, u.words)
-	var buf [16]byte
-	require.GreaterOrEqual(t, u.Count(filtertest.Key(buf[:], 3, 17)), uint(2), "added to both inputs")
-	// Removing one input's keys from the union leaves the other's.
-	for i := uint64(0); i < 5000; i++ {
-		require.True(t, u.Remove(filtertest.Key(buf[:], 1, i)))
-		require.True(t, u.Remove(filtertest.Key(buf[:], 3, i)))
-	}
-	require.Equal(t, b.words, u.words)
-
-	require.NoError(t, a.Intersect(b))
-	filtertest.NoFalseNegatives(t, a, 3, 5000)
-	// Keys only in one input mostly disappear from the intersection.
-	require.Less(t, filtertest.CountFalsePositives(a, 1, 5000), uint64(1000))
-	// Added is now the estimate of distinct keys: the common ones, plus
-	// counters raised by keys of only one input that coincide.
-	require.GreaterOrEqual(t, a.Added(), uint64(5000))
-	require.Less(t, a.Added(), uint64(7000))
-	// Removing the common keys from the intersection leaves no false negative
-	// among them until each is removed.
-	for i := uint64(0); i < 5000; i++ {
-		require.True(t, a.Remove(filtertest.Key(buf[:], 3, i)))
-	}
-
-	for _, other := range []func() (*Filter, error){
-		func() (*Filter, error) { return New(20000, 0.01, WithSeed(6)) }, // seed
-		func() (*Filter, error) { return New(30000, 0.01, WithSeed(5)) }, // m
-		func() (*Filter, error) { return NewWithSize(u.Counters(), u.K()+1, WithSeed(5)) },
-	} {
-		o, err := other()
-		require.NoError(t, err)
-		require.ErrorIs(t, u.Union(o), ErrMismatch)
-		require.ErrorIs(t, u.Intersect(o), ErrMismatch)
-	}
+	filtertest.UnionIntersect(t, v)
 }
 
 func TestUnionSaturates(t *testing.T) {
@@ -565,50 +520,17 @@ func TestUnionSaturates(t *testing.T) {
 }
 
 func TestStreamRoundTrip(t *testing.T) {
-	f, err := New(50000, 0.001, WithSeed(77))
-	require.NoError(t, err)
-	filtertest.AddKeys(f, 1, 50000)
-	filtertest.AddKeys(f, 1, 100)
-	var buf bytes.Buffer
-	n, err := f.WriteTo(&buf)
-	require.NoError(t, err)
-	require.EqualValues(t, buf.Len(), n)
-	require.EqualValues(t, 8192+f.Bytes(), n)
-
-	g, err := ReadFrom(bytes.NewReader(buf.Bytes()))
-	require.NoError(t, err)
-	require.Equal(t, f.words, g.words)
-	require.Equal(t, f.geom, g.geom)
-	require.Equal(t, f.Added(), g.Added())
-	filtertest.NoFalseNegatives(t, g, 1, 50000)
-	var key [16]byte
-	require.GreaterOrEqual(t, g.Count(filtertest.Key(key[:], 1, 5)), uint(2), "added twice")
-
-	// Writing the copy again gives the same bytes.
-	var again bytes.Buffer
-	_, err = g.WriteTo(&again)
-	require.NoError(t, err)
-	require.Equal(t, buf.Bytes(), again.Bytes())
-}
-
-type failingWriter struct{ left int }
-
-func (w *failingWriter) Write(p []byte) (int, error) {
-	if len(p) > w.left {
-		n := w.left
-		w.left = 0
-		return n, errors.New("disk full")
+	v := variant
+	v.Hooks.Streaming = func(t *testing.T, f *Filter) { filtertest.AddKeys(f, 1, 100) }
+	v.Hooks.Streamed = func(t *testing.T, g *Filter) {
+		var key [16]byte
+		require.GreaterOrEqual(t, g.Count(filtertest.Key(key[:], 1, 5)), uint(2), "added twice")
 	}
-	w.left -= len(p)
-	return len(p), nil
+	filtertest.StreamRoundTrip(t, v)
 }
 
 func TestWriteToReportsWriterErrors(t *testing.T) {
 	f, _ := New(100000, 0.01)
-	n, err := f.WriteTo(&failingWriter{left: 10000})
-	require.ErrorContains(t, err, "disk full")
-	require.EqualValues(t, 10000, n)
-	n, err = f.ExportTo(&failingWriter{left: 9000})
-	require.ErrorContains(t, err, "disk full")
-	require.EqualValues(t, 9000, n)
+	filtertest.WriterFails(t, f.WriteTo, 10000)
+	filtertest.WriterFails(t, f.ExportTo, 9000)
 }

@@ -2,19 +2,17 @@ package counting
 
 import (
 	"bytes"
-	"errors"
 	"io"
-	"os"
-	"path/filepath"
-	"slices"
 	"testing"
 
+	"github.com/bloomkit/bloomkit/internal/filtertest"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
 // fuzzSeeds returns real filter files and damaged copies of them: cut at
 // every interesting length, bits flipped in the header and the payload, and
-// a file whose padding nibbles are set (a valid checksum over them).
+// a file whose padding nibbles are set (a valid checksum over them); then
+// filtertest.FuzzSeeds of the golden file.
 func fuzzSeeds(f *testing.F) [][]byte {
 	var seeds [][]byte
 	small, _ := NewWithSize(100, 3, WithSeed(1))
@@ -42,33 +40,15 @@ func fuzzSeeds(f *testing.F) [][]byte {
 		f.Fatal(err)
 	}
 	seeds = append(seeds, buf.Bytes())
-	if golden, err := os.ReadFile(goldenPath); err == nil {
-		seeds = append(seeds, golden)
-	}
-	return seeds
+	return append(seeds, filtertest.GoldenSeeds(f, goldenPath)...)
 }
 
-// typed reports whether err is one of the errors a damaged file or stream
-// may produce; anything else (or a panic) is a bug.
-func typed(err error) bool {
-	for _, want := range []error{mmapstore.ErrTruncated, mmapstore.ErrBadMagic, mmapstore.ErrVersion,
-		mmapstore.ErrHeaderChecksum, mmapstore.ErrCorrupt, mmapstore.ErrVariant, mmapstore.ErrHash,
-		mmapstore.ErrTooLarge, mmapstore.ErrPayloadChecksum, io.ErrUnexpectedEOF} {
-		if errors.Is(err, want) {
-			return true
-		}
-	}
-	return false
-}
-
-// exercise runs every read-only operation on a filter that opened.
+// exercise runs the read-only operations only a counting filter has, on a
+// filter that opened.
 func exercise(t *testing.T, f *Filter) {
 	for _, k := range []string{"a", "b", "zz", ""} {
-		f.ContainsString(k)
 		f.CountString(k)
 	}
-	f.FillRatio()
-	f.ApproxCount()
 	f.SaturatedCounters()
 	if _, err := f.ExportTo(io.Discard); err != nil {
 		t.Fatalf("export of a filter that opened: %v", err)
@@ -76,53 +56,9 @@ func exercise(t *testing.T, f *Filter) {
 }
 
 func FuzzOpenReadOnly(f *testing.F) {
-	for _, s := range fuzzSeeds(f) {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		path := filepath.Join(t.TempDir(), "fuzz.bloom")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		r, err := OpenReadOnly(path)
-		if err != nil {
-			if !typed(err) {
-				t.Fatalf("untyped error: %v", err)
-			}
-			return
-		}
-		defer r.Close()
-		exercise(t, r)
-		if err := r.Verify(); err != nil && !errors.Is(err, mmapstore.ErrPayloadChecksum) && !errors.Is(err, mmapstore.ErrChecksumStale) {
-			t.Fatalf("Verify: %v", err)
-		}
-	})
+	filtertest.FuzzOpenReadOnly(f, variant, fuzzSeeds(f), exercise)
 }
 
 func FuzzReadFrom(f *testing.F) {
-	for _, s := range fuzzSeeds(f) {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		g, err := ReadFrom(bytes.NewReader(data))
-		if err != nil {
-			if !typed(err) {
-				t.Fatalf("untyped error: %v", err)
-			}
-			return
-		}
-		exercise(t, g)
-		// What was read writes back and reads again to the same filter.
-		var out bytes.Buffer
-		if _, err := g.WriteTo(&out); err != nil {
-			t.Fatalf("WriteTo of a filter that was read: %v", err)
-		}
-		h, err := ReadFrom(&out)
-		if err != nil {
-			t.Fatalf("reading back: %v", err)
-		}
-		if h.geom != g.geom || !slices.Equal(h.words, g.words) {
-			t.Fatal("round trip changed the filter")
-		}
-	})
+	filtertest.FuzzReadFrom(f, variant, fuzzSeeds(f), exercise)
 }

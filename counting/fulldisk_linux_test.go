@@ -1,0 +1,11 @@
+package counting
+
+import (
+	"testing"
+
+	"github.com/bloomkit/bloomkit/internal/filtertest"
+)
+
+// TestCreateOnFullDisk creates filters on a full disk (a 1 MiB tmpfs, or
+// RLIMIT_FSIZE): see filtertest.CreateOnFullDisk.
+func TestCreateOnFullDisk(t *testing.T) { filtertest.CreateOnFullDisk(t, variant) }
