@@ -14,42 +14,8 @@ import (
 )
 
 func TestNewRejectsBadArguments(t *testing.T) {
-	for _, c := range []struct {
-		n    uint64
-		p    float64
-		want error
-	}{
-		{0, 0.01, ErrInvalid},
-		{100, 0, ErrInvalid},
-		{100, 1, ErrInvalid},
-		{100, -0.5, ErrInvalid},
-		{100, 1.5, ErrInvalid},
-		{100, math.NaN(), ErrInvalid},
-		{100, math.Inf(1), ErrInvalid},
-		{100, math.Inf(-1), ErrInvalid},
-		{100, 1e-300, ErrInvalid},          // would need k > 64
-		{1 << 62, 1e-12, ErrTooLarge},      // beyond the format
-		{1 << 38, 0.01, ErrTooLarge},       // 1.2 TiB of counters: beyond this machine's memory
-		{math.MaxUint64, 0.5, ErrTooLarge}, // m overflows uint64
-	} {
-		f, err := New(c.n, c.p)
-		require.ErrorIs(t, err, c.want, "New(%d, %v)", c.n, c.p)
-		require.Nil(t, f)
-	}
-	for _, c := range []struct {
-		m    uint64
-		k    uint32
-		want error
-	}{
-		{0, 3, ErrInvalid},
-		{1000, 0, ErrInvalid},
-		{1000, 65, ErrInvalid},
-		{sizing.MaxCells + 1, 3, ErrTooLarge},
-		{1 << 48, 3, ErrTooLarge}, // 128 TiB in memory
-	} {
-		_, err := NewWithSize(c.m, c.k)
-		require.ErrorIs(t, err, c.want, "NewWithSize(%d, %d)", c.m, c.k)
-	}
+	// 1.2 TiB of counters at 1%; 128 TiB in memory by size.
+	filtertest.RejectsBadArguments(t, variant, 1<<38, 1<<48)
 }
 
 func TestParamsFollowFormula(t *testing.T) {
@@ -80,13 +46,7 @@ func TestParamsFollowFormula(t *testing.T) {
 }
 
 func TestAddReportsNew(t *testing.T) {
-	f, err := New(1000, 0.01)
-	require.NoError(t, err)
-	require.True(t, f.Add([]byte("x")))
-	require.False(t, f.Add([]byte("x")))
-	require.False(t, f.AddString("x"), "string and byte forms hash alike")
-	require.True(t, f.ContainsString("x"))
-	require.False(t, f.Contains([]byte("y")))
+	f := filtertest.AddReportsNew(t, variant)
 	require.EqualValues(t, 3, f.Added(), "every Add counts: a key added three times is held three times")
 	require.EqualValues(t, 3, f.CountString("x"))
 

@@ -29,6 +29,7 @@ var variant = filtertest.Variant[*Filter]{
 	Geometry:     func(f *Filter) any { return f.geom },
 	FPR:          sizing.FPR,
 	ErrInvalid:   ErrInvalid,
+	ErrTooLarge:  ErrTooLarge,
 	ErrReadOnly:  ErrReadOnly,
 	ErrMismatch:  ErrMismatch,
 }

@@ -28,6 +28,7 @@ var variant = filtertest.Variant[*Filter]{
 	Geometry:     func(f *Filter) any { return f.geom },
 	FPR:          FPR,
 	ErrInvalid:   ErrInvalid,
+	ErrTooLarge:  ErrTooLarge,
 	ErrReadOnly:  ErrReadOnly,
 	ErrMismatch:  ErrMismatch,
 }

@@ -8,7 +8,65 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/bloomkit/bloomkit/internal/sizing"
 )
+
+// RejectsBadArguments checks that New and NewWithSize refuse what cannot be
+// a filter with v.ErrInvalid, and what is too large with v.ErrTooLarge: beyond
+// the format, beyond uint64, or (hugeN keys at 1%, hugeM cells) beyond this
+// machine's memory, where the variant says what that is.
+func RejectsBadArguments[F File[F]](t *testing.T, v Variant[F], hugeN, hugeM uint64) {
+	for _, c := range []struct {
+		n    uint64
+		p    float64
+		want error
+	}{
+		{0, 0.01, v.ErrInvalid},
+		{100, 0, v.ErrInvalid},
+		{100, 1, v.ErrInvalid},
+		{100, -0.5, v.ErrInvalid},
+		{100, 1.5, v.ErrInvalid},
+		{100, math.NaN(), v.ErrInvalid},
+		{100, math.Inf(1), v.ErrInvalid},
+		{100, math.Inf(-1), v.ErrInvalid},
+		{100, 1e-300, v.ErrInvalid},          // would need k > 64
+		{1 << 62, 1e-12, v.ErrTooLarge},      // beyond the format
+		{hugeN, 0.01, v.ErrTooLarge},         // beyond this machine's memory
+		{math.MaxUint64, 0.5, v.ErrTooLarge}, // m overflows uint64
+	} {
+		f, err := v.New(c.n, c.p, 0)
+		require.ErrorIs(t, err, c.want, "New(%d, %v)", c.n, c.p)
+		require.Nil(t, f)
+	}
+	for _, c := range []struct {
+		m    uint64
+		k    uint32
+		want error
+	}{
+		{0, 3, v.ErrInvalid},
+		{1000, 0, v.ErrInvalid},
+		{1000, 65, v.ErrInvalid},
+		{sizing.MaxCells + 1, 3, v.ErrTooLarge},
+		{hugeM, 3, v.ErrTooLarge}, // beyond this machine's memory
+	} {
+		_, err := v.NewWithSize(c.m, c.k, 0)
+		require.ErrorIs(t, err, c.want, "NewWithSize(%d, %d)", c.m, c.k)
+	}
+}
+
+// AddReportsNew checks that Add reports a new key once, in byte and string
+// form alike, and returns the filter that holds "x", added three times.
+func AddReportsNew[F File[F]](t *testing.T, v Variant[F]) F {
+	f, err := v.New(1000, 0.01, 0)
+	require.NoError(t, err)
+	require.True(t, f.Add([]byte("x")))
+	require.False(t, f.Add([]byte("x")))
+	require.False(t, f.AddString("x"), "string and byte forms hash alike")
+	require.True(t, f.ContainsString("x"))
+	require.False(t, f.Contains([]byte("y")))
+	return f
+}
 
 // StreamRoundTrip writes a filter to a stream, reads it back and checks the
 // copy: same words, geometry and count, and the same bytes written again.

@@ -60,7 +60,7 @@ type Variant[F File[F]] struct {
 	// keys in m cells with k probes.
 	FPR func(m, n uint64, k uint32) float64
 
-	ErrInvalid, ErrReadOnly, ErrMismatch error
+	ErrInvalid, ErrTooLarge, ErrReadOnly, ErrMismatch error
 
 	// Optional.
 
