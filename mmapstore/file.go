@@ -276,7 +276,8 @@ var growFault func(step string) error
 // blocks allocated and its new length synced, the stage is mapped, and only
 // then does a new header name it. A crash before the header write leaves a
 // file that opens with its previous stages (trailing bytes are allowed for
-// scalable files), and the next Grow reuses the space. s.Offset is set by
+// scalable files); the next Grow cuts those bytes off and extends the file
+// again, so a new stage never inherits stale bits. s.Offset is set by
 // Grow; stages already mapped stay mapped where they are.
 func (f *File) Grow(s Stage) ([]uint64, error) {
 	f.mu.Lock()
@@ -297,6 +298,18 @@ func (f *File) Grow(s Stage) ([]uint64, error) {
 	}
 	if err := h.Validate(); err != nil {
 		return nil, err
+	}
+	// Bytes past the last named stage belong to a growth that did not
+	// complete, or whose header never reached the disk while some of its
+	// pages did. Cut them off, so that the new stage starts with every bit
+	// clear rather than with stale bits that would raise its rate.
+	end := int64(HeaderSize + f.hdr.PayloadLen)
+	if st, err := f.f.Stat(); err != nil {
+		return nil, fmt.Errorf("mmapstore: grow %s: %w", f.path, err)
+	} else if st.Size() > end {
+		if err := f.f.Truncate(end); err != nil {
+			return nil, fmt.Errorf("mmapstore: grow %s: cut an unfinished growth: %w", f.path, err)
+		}
 	}
 	size := int64(HeaderSize + h.PayloadLen)
 	if err := allocate(f.f, size); err != nil {

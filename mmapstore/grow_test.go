@@ -63,7 +63,14 @@ func TestGrowIsDurableAndCrashSafe(t *testing.T) {
 	require.Equal(t, uint64(0xaa), r.StageWords(0)[3])
 	require.NoError(t, r.Close(0))
 
-	// Reopened for writing, the file grows again over the abandoned space.
+	// The abandoned space may hold bits: a stage whose pages reached the
+	// disk while its header did not. Reopened for writing, the file grows
+	// again over that space, and the new stage starts clear.
+	raw, err := os.OpenFile(path, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = raw.WriteAt([]byte{0xff, 0xff, 0xff, 0xff}, int64(HeaderSize+h.PayloadLen)+100)
+	require.NoError(t, err)
+	require.NoError(t, raw.Close())
 	w, err := Open(path, Scalable)
 	require.NoError(t, err)
 	words, err := w.Grow(Stage{M: 8192 << 4, K: 7, BlockBits: 512, Capacity: 16000, TargetP: 0.001})
