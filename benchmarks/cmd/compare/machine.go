@@ -45,6 +45,20 @@ func describeMachine() Machine {
 	return m
 }
 
+// loadAverage is the 1, 5 and 15 minute load average of /proc/loadavg
+// ("0.52 1.10 1.35"), or "" where there is none.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}
+
 // firstField returns the value of the first "key : value" line of file
 // whose key is key, or "".
 func firstField(file, key string) string {

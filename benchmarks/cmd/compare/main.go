@@ -46,9 +46,10 @@ type config struct {
 	staticMaxN  uint64           // static filters are built only up to this n
 	summaryN    uint64           // the workload of the summary table
 	out         string
-	quiet       bool   // no progress on stderr
-	verbose     bool   // time the phases of each measurement
-	render      string // a results.json to redraw instead of measuring
+	quiet       bool     // no progress on stderr
+	verbose     bool     // time the phases of each measurement
+	render      string   // a results.json to redraw instead of measuring
+	merge       []string // with render: results.json files merged in first
 }
 
 func main() {
@@ -58,7 +59,7 @@ func main() {
 		os.Exit(2)
 	}
 	if cfg.render != "" {
-		err = render(cfg.render, cfg.out, os.Stdout)
+		err = render(cfg.render, cfg.merge, cfg.out, os.Stdout)
 	} else {
 		err = run(cfg, os.Stdout, os.Stderr)
 	}
@@ -94,6 +95,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	quiet := fs.Bool("q", false, "no progress on stderr")
 	verbose := fs.Bool("v", false, "print the time of each phase of each measurement")
 	renderFile := fs.String("render", "", "redraw the tables and plots of this results.json into -out, measuring nothing")
+	mergeFiles := fs.String("merge", "", "with -render: comma-separated results.json files of later runs whose results replace the same cells (variant, keys, n, p) or are added; -out gets the merged results.json")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -110,6 +112,14 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return normal
 	}
 	cfg := &config{p: *p, benchTime: *benchTime, reps: *reps, quiet: *quiet, verbose: *verbose, render: *renderFile}
+	for _, f := range strings.Split(*mergeFiles, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			cfg.merge = append(cfg.merge, f)
+		}
+	}
+	if len(cfg.merge) > 0 && cfg.render == "" {
+		return nil, fmt.Errorf("-merge goes with -render")
+	}
 	cfg.keepBytes = uint64(*keep * (1 << 20))
 	cfg.aloneBytes = uint64(*alone * (1 << 20))
 	if cfg.reps < 1 {

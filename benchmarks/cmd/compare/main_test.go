@@ -3,11 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	bench "github.com/bloomkit/bloomkit/benchmarks"
 )
 
 // TestRun runs the whole runner on tiny filters: every variant, two sizes,
@@ -58,7 +63,7 @@ func TestRun(t *testing.T) {
 	}
 	again := t.TempDir()
 	var md2 bytes.Buffer
-	if err := render(filepath.Join(out, "results.json"), again, &md2); err != nil {
+	if err := render(filepath.Join(out, "results.json"), nil, again, &md2); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(md.Bytes(), md2.Bytes()) {
@@ -82,7 +87,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestFlags(t *testing.T) {
-	for _, bad := range [][]string{{"-p", "2"}, {"-sizes", "abc"}, {"-sweep", "0"}, {"-reps", "0"}, {"extra"}, {"-variants", "nope"}} {
+	for _, bad := range [][]string{{"-p", "2"}, {"-sizes", "abc"}, {"-sweep", "0"}, {"-reps", "0"}, {"extra"}, {"-variants", "nope"}, {"-merge", "x.json"}} {
 		if _, err := parseFlags(append(bad, "-out", t.TempDir()), &bytes.Buffer{}); err == nil {
 			t.Errorf("parseFlags(%q) did not fail", bad)
 		}
@@ -93,5 +98,51 @@ func TestFlags(t *testing.T) {
 	}
 	if cfg.sizes[len(cfg.sizes)-1] != 1e9 || cfg.sweepN != 1e6 {
 		t.Errorf("-full: sizes %v, sweep n %d", cfg.sizes, cfg.sweepN)
+	}
+}
+
+// TestMerge merges a later run into a run: a cell measured again replaces
+// the old one in place, a new cell goes after its workload's last, its skip
+// note goes, and the report says what was measured again.
+func TestMerge(t *testing.T) {
+	res := func(v string, n uint64, hit float64) *Result {
+		return &Result{Part: "size", Variant: v, Keys: "16B", N: n, P: 0.01, Target: 0.01, HitNs: hit, MissNs: hit, Trials: 1e6}
+	}
+	sweep := &Result{Part: "sweep", Variant: "standard", Keys: "16B", N: 1e5, P: 0.01, Target: 0.01, Trials: 1e6}
+	r := &Run{Results: []*Result{res("standard", 1e4, 10), res("partitioned", 1e4, 11), res("standard", 1e9, 350),
+		res("partitioned", 1e9, 4000), sweep},
+		Skipped: []string{"blobloom at keys=16B/n=1e9/p=0.01: not in -big-variants", "fuse8 at keys=16B/n=1e9/p=0.01: static"}}
+	r.Config.Sizes, r.Config.P = []uint64{1e4, 1e9}, 0.01
+	later := &Run{Started: time.Date(2026, 11, 23, 18, 5, 0, 0, time.UTC), Duration: "40m0s", LoadStart: "1.00 0.90 0.80",
+		LoadEnd: "1.10 1.00 0.90", Results: []*Result{res("partitioned", 1e9, 250), res("blobloom", 1e9, 200)}}
+	for range 2 { // merging the same run twice changes nothing more
+		if err := merge(r, later); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, x := range r.Results {
+		got = append(got, fmt.Sprintf("%s %s %g", x.Variant, bench.FormatCount(x.N), x.HitNs))
+	}
+	want := []string{"standard 1e4 10", "partitioned 1e4 11", "standard 1e9 350", "partitioned 1e9 250", "blobloom 1e9 200", "standard 1e5 0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("merged results %q, want %q", got, want)
+	}
+	if len(r.Skipped) != 1 || !strings.HasPrefix(r.Skipped[0], "fuse8") {
+		t.Errorf("skip notes after the merge: %q", r.Skipped)
+	}
+	if len(r.Reruns) != 1 || !slices.Equal(r.Reruns[0].Replaced, []string{"partitioned at 16B n=1e9 p=0.01"}) {
+		t.Errorf("reruns %+v", r.Reruns)
+	}
+	md := report(r)
+	for _, want := range []string{"Measured again 2026-11-23 18:05 UTC (took 40m0s; load average 1.00 0.90 0.80 at the start",
+		"replace the first run's: partitioned at 16B n=1e9 p=0.01; added: blobloom at 16B n=1e9 p=0.01."} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	later.Machine.CPUs = 64
+	if err := merge(r, later); err == nil {
+		t.Error("merged a run of another machine")
 	}
 }

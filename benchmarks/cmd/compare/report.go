@@ -17,6 +17,9 @@ func report(r *Run) string {
 	fmt.Fprintf(&b, "Machine: %s, %d CPUs (GOMAXPROCS %d), %s, %s %s/%s. Run started %s, took %s.\n\n",
 		orDash(m.CPU), m.CPUs, m.GOMAXPROCS, orDash(m.MemTotal), m.GoVersion, m.OS, m.Arch,
 		r.Started.Format("2006-01-02 15:04 MST"), r.Duration)
+	if r.LoadStart != "" {
+		fmt.Fprintf(&b, "Load average (1, 5, 15 min): %s at the start, %s at the end.\n\n", r.LoadStart, orDash(r.LoadEnd))
+	}
 	fmt.Fprintf(&b, "Times are ns per key, lower is better. A lookup time is the fastest of %d runs of %s (testing.Benchmark), "+
 		"taken in rounds that interleave the filters; an add time is the fastest fill of an empty filter with all n keys, repeated for at least %d×%s. "+
 		"Every filter is called through the same interface. Rates are measured on never-added keys (at least %s per filter); "+
@@ -336,6 +339,7 @@ func notes(r *Run) string {
 	for _, s := range r.Skipped {
 		fmt.Fprintf(&b, "- Skipped %s.\n", s)
 	}
+	b.WriteString(rerunNotes(r))
 	b.WriteString("\n")
 	return b.String()
 }

@@ -54,22 +54,29 @@ func (r *Result) Ratio() float64 { return r.FPR / r.Target }
 
 // Run is everything one run measured, with what it ran on.
 type Run struct {
-	Machine Machine
-	Config  struct {
-		Sizes, URLSizes []uint64
-		P               float64
-		Sweep           []float64
-		SweepN          uint64
-		SweepErrors     float64
-		FPRTrials       uint64
-		BenchTime       string
-		Reps            int
-		SummaryN        uint64
-	}
-	Started  time.Time
-	Duration string
-	Results  []*Result
-	Skipped  []string
+	Machine   Machine
+	Config    RunConfig
+	Started   time.Time
+	Duration  string
+	LoadStart string `json:",omitempty"` // /proc/loadavg (1, 5, 15 min) when the run started
+	LoadEnd   string `json:",omitempty"` // and when it ended
+	Results   []*Result
+	Skipped   []string
+	Reruns    []*Rerun `json:",omitempty"` // later runs merged in (-merge)
+}
+
+// RunConfig is what a run was told.
+type RunConfig struct {
+	Sizes, URLSizes []uint64
+	P               float64
+	Sweep           []float64
+	SweepN          uint64
+	SweepErrors     float64
+	FPRTrials       uint64
+	BenchTime       string
+	Reps            int
+	SummaryN        uint64
+	Variants        []string `json:",omitempty"` // the variants asked for
 }
 
 func run(cfg *config, stdout, stderr io.Writer) error {
@@ -91,11 +98,14 @@ func run(cfg *config, stdout, stderr io.Writer) error {
 	}
 	defer os.RemoveAll(tmp)
 
-	r := &Run{Machine: describeMachine(), Started: time.Now()}
+	r := &Run{Machine: describeMachine(), Started: time.Now(), LoadStart: loadAverage()}
 	r.Config.Sizes, r.Config.URLSizes, r.Config.P = cfg.sizes, cfg.urlSizes, cfg.p
 	r.Config.Sweep, r.Config.SweepN, r.Config.SweepErrors = cfg.sweep, cfg.sweepN, cfg.sweepErrors
 	r.Config.FPRTrials, r.Config.BenchTime, r.Config.SummaryN = cfg.fprTrials, cfg.benchTime.String(), cfg.summaryN
 	r.Config.Reps = cfg.reps
+	for _, v := range cfg.variants {
+		r.Config.Variants = append(r.Config.Variants, v.Name)
+	}
 
 	var workloads []bench.Workload
 	for _, n := range cfg.sizes {
@@ -143,6 +153,7 @@ func run(cfg *config, stdout, stderr io.Writer) error {
 		}
 	}
 	r.Duration = time.Since(r.Started).Round(time.Second).String()
+	r.LoadEnd = loadAverage()
 	if err := write(r, cfg.out, stdout); err != nil {
 		return err
 	}
@@ -176,20 +187,38 @@ func write(r *Run, dir string, stdout io.Writer) error {
 }
 
 // render redraws the report and plots of a results.json into dir, measuring
-// nothing.
-func render(file, dir string, stdout io.Writer) error {
-	js, err := os.ReadFile(file)
+// nothing. The results of each file in merges first replace the same cells
+// of file's run (see merge); dir then gets the merged results.json.
+func render(file string, merges []string, dir string, stdout io.Writer) error {
+	r, err := readRun(file)
 	if err != nil {
 		return err
 	}
-	var r Run
-	if err := json.Unmarshal(js, &r); err != nil {
-		return fmt.Errorf("%s: %w", file, err)
+	for _, m := range merges {
+		later, err := readRun(m)
+		if err != nil {
+			return err
+		}
+		if err := merge(r, later); err != nil {
+			return fmt.Errorf("merging %s: %w", m, err)
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return write(&r, dir, stdout)
+	return write(r, dir, stdout)
+}
+
+func readRun(file string) (*Run, error) {
+	js, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var r Run
+	if err := json.Unmarshal(js, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return &r, nil
 }
 
 // skip says why v is not measured on w, or "".
