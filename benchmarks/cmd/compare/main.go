@@ -3,13 +3,15 @@
 // tables and writes them, the raw results (results.json) and PNG plots to
 // an output folder.
 //
-//	go run ./benchmarks/cmd/compare                        # 1-2 minutes on 2 cores
+//	go run ./benchmarks/cmd/compare                        # about a minute on 2 cores
 //	go run ./benchmarks/cmd/compare -full -out docs/img/benchmarks  # the run in docs/benchmarks.md
 //
-// The default run measures 16-byte keys at n = 1e4 ... 4e6 and 60-byte
-// URL-like keys at n = 1e6, all at p = 1%, and an accuracy sweep of
+// The default run measures 16-byte keys at n = 1e4, 1e5, 1e6 and 2e6 (from
+// inside the L1 cache to beyond L2) and 60-byte URL-like keys at n = 1e5,
+// all at p = 1%, rates on 2e5 negatives, and an accuracy sweep of
 // p = 1e-1 ... 1e-6 at n = 1e5. -full measures up to n = 1e9 (filters of
-// 1.1 GiB and more) and sweeps at n = 1e6 with more negatives.
+// 1.1 GiB and more), rates on 1e6 negatives, and sweeps at n = 1e6 with
+// more negatives.
 package main
 
 import (
@@ -73,15 +75,15 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	full := fs.Bool("full", false, "the full run: sizes up to 1e9, sweep at n = 1e6 with 100 expected false positives per point (about 1.5 hours)")
-	sizes := fs.String("sizes", "", "n for 16-byte keys (default 1e4,1e5,1e6,4e6; -full: 1e4,1e5,1e6,1e7,1e8,1e9)")
-	urlSizes := fs.String("url-sizes", "1e6", "n for 60-byte URL-like keys")
+	sizes := fs.String("sizes", "", "n for 16-byte keys (default 1e4,1e5,1e6,2e6; -full: 1e4,1e5,1e6,1e7,1e8,1e9)")
+	urlSizes := fs.String("url-sizes", "1e5", "n for 60-byte URL-like keys (-full: 1e6; empty: none)")
 	p := fs.Float64("p", 0.01, "target false-positive rate of the size series")
 	sweep := fs.String("sweep", "1e-1,1e-2,1e-3,1e-4,1e-5,1e-6", "target rates of the accuracy sweep (empty: no sweep)")
 	sweepN := fs.String("sweep-n", "", "n of the accuracy sweep (default 1e5; -full: 1e6)")
 	sweepErrors := fs.Float64("sweep-errors", 0, "sweep negatives per point: enough for this many expected false positives (default 10; -full: 100)")
 	maxTrials := fs.String("max-trials", "2e8", "cap on the negatives of one sweep point")
-	sweepBudget := fs.Duration("sweep-budget", 0, "a sweep point stops testing negatives after this long, once it has -fpr-trials (default 1s; -full: 60s)")
-	fprTrials := fs.String("fpr-trials", "1e6", "negatives per measured rate, at least")
+	sweepBudget := fs.Duration("sweep-budget", 0, "a sweep point stops testing negatives after this long, once it has -fpr-trials (default 250ms; -full: 60s)")
+	fprTrials := fs.String("fpr-trials", "2e5", "negatives per measured rate, at least (-full: 1e6)")
 	benchTime := fs.Duration("benchtime", 10*time.Millisecond, "time of one timed run")
 	reps := fs.Int("reps", 3, "timed runs per measurement, in interleaved rounds; the fastest counts")
 	keep := fs.Float64("keep-mib", 256, "MiB of filters kept in memory to time in interleaved rounds")
@@ -101,6 +103,14 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if *full && !given["url-sizes"] {
+		*urlSizes = "1e6"
+	}
+	if *full && !given["fpr-trials"] {
+		*fprTrials = "1e6"
 	}
 	def := func(s, normal, fullv string) string {
 		if s != "" {
@@ -126,7 +136,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("-reps %d: want at least 1", cfg.reps)
 	}
 	var err error
-	if cfg.sizes, err = counts(def(*sizes, "1e4,1e5,1e6,4e6", "1e4,1e5,1e6,1e7,1e8,1e9")); err != nil {
+	if cfg.sizes, err = counts(def(*sizes, "1e4,1e5,1e6,2e6", "1e4,1e5,1e6,1e7,1e8,1e9")); err != nil {
 		return nil, err
 	}
 	if cfg.urlSizes, err = counts(*urlSizes); err != nil {
@@ -150,7 +160,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	cfg.sweepBudget = *sweepBudget
 	if cfg.sweepBudget == 0 {
-		cfg.sweepBudget = time.Second
+		cfg.sweepBudget = 250 * time.Millisecond
 		if *full {
 			cfg.sweepBudget = time.Minute
 		}

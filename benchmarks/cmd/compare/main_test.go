@@ -96,8 +96,23 @@ func TestFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.sizes[len(cfg.sizes)-1] != 1e9 || cfg.sweepN != 1e6 {
-		t.Errorf("-full: sizes %v, sweep n %d", cfg.sizes, cfg.sweepN)
+	if cfg.sizes[len(cfg.sizes)-1] != 1e9 || cfg.sweepN != 1e6 || !slices.Equal(cfg.urlSizes, []uint64{1e6}) ||
+		cfg.fprTrials != 1e6 || cfg.sweepBudget != time.Minute {
+		t.Errorf("-full: sizes %v, sweep n %d, URL sizes %v, %d negatives, sweep budget %v",
+			cfg.sizes, cfg.sweepN, cfg.urlSizes, cfg.fprTrials, cfg.sweepBudget)
+	}
+	if cfg, err = parseFlags([]string{"-out", t.TempDir()}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cfg.sizes, []uint64{1e4, 1e5, 1e6, 2e6}) || !slices.Equal(cfg.urlSizes, []uint64{1e5}) ||
+		cfg.fprTrials != 2e5 || cfg.sweepBudget != 250*time.Millisecond {
+		t.Errorf("default: sizes %v, URL sizes %v, %d negatives, sweep budget %v", cfg.sizes, cfg.urlSizes, cfg.fprTrials, cfg.sweepBudget)
+	}
+	if cfg, err = parseFlags([]string{"-full", "-url-sizes", "", "-fpr-trials", "3e5", "-out", t.TempDir()}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.urlSizes) != 0 || cfg.fprTrials != 3e5 {
+		t.Errorf("-full -url-sizes \"\" -fpr-trials 3e5: URL sizes %v, %d negatives", cfg.urlSizes, cfg.fprTrials)
 	}
 }
 
@@ -114,7 +129,7 @@ func TestMerge(t *testing.T) {
 		Skipped: []string{"blobloom at keys=16B/n=1e9/p=0.01: not in -big-variants", "fuse8 at keys=16B/n=1e9/p=0.01: static"}}
 	r.Config.Sizes, r.Config.P = []uint64{1e4, 1e9}, 0.01
 	later := &Run{Started: time.Date(2026, 11, 23, 18, 5, 0, 0, time.UTC), Duration: "40m0s", LoadStart: "1.00 0.90 0.80",
-		LoadEnd: "1.10 1.00 0.90", Results: []*Result{res("partitioned", 1e9, 250), res("blobloom", 1e9, 200)}}
+		LoadEnd: "1.10 1.00 0.90", Config: RunConfig{FPRTrials: 2e5}, Machine: Machine{GoVersion: "go1.26.8"}, Results: []*Result{res("partitioned", 1e9, 250), res("blobloom", 1e9, 200)}}
 	for range 2 { // merging the same run twice changes nothing more
 		if err := merge(r, later); err != nil {
 			t.Fatal(err)
@@ -136,6 +151,7 @@ func TestMerge(t *testing.T) {
 	}
 	md := report(r)
 	for _, want := range []string{"Measured again 2026-11-23 18:05 UTC (took 40m0s; load average 1.00 0.90 0.80 at the start",
+		"at the end, go1.26.8, rates on 2e5 negatives)",
 		"replace the first run's: partitioned at 16B n=1e9 p=0.01; added: blobloom at 16B n=1e9 p=0.01."} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q", want)

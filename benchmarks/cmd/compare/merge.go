@@ -101,7 +101,11 @@ func rerunNotes(r *Run) string {
 		if rr.LoadStart != "" {
 			fmt.Fprintf(&b, "; load average %s at the start, %s at the end", rr.LoadStart, orDash(rr.LoadEnd))
 		}
-		fmt.Fprintf(&b, ", %s)", rr.GoVersion)
+		fmt.Fprintf(&b, ", %s", rr.GoVersion)
+		if t := rr.Config.FPRTrials; t != 0 && t != r.Config.FPRTrials {
+			fmt.Fprintf(&b, ", rates on %s negatives", bench.FormatCount(t))
+		}
+		b.WriteString(")")
 		if len(rr.Replaced) > 0 {
 			fmt.Fprintf(&b, "; these cells replace the first run's: %s", strings.Join(rr.Replaced, ", "))
 		}

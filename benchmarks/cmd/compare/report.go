@@ -325,6 +325,9 @@ func notes(r *Run) string {
 	b.WriteString("## Notes\n\n")
 	var unsafe, readOnly []string
 	for _, v := range bench.Variants() {
+		if !slices.ContainsFunc(r.Results, func(x *Result) bool { return x.Variant == v.Name }) {
+			continue // not in this run
+		}
 		switch {
 		case !v.ConcurrentLookups:
 			unsafe = append(unsafe, v.Name)
