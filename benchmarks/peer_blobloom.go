@@ -9,7 +9,7 @@ import (
 // the blocked peer of partitioned. It takes a 64-bit hash, not a key, so the
 // adapter hashes with XXH3-64 and the time includes hashing. Its in-block
 // positions come from that one 64-bit hash, which floors its rate at small
-// targets (see the accuracy sweep in docs/benchmarks.md). Filter.Add is
+// targets (7x the target at 1e-5, 42x at 1e-6: docs/partitioned.md). Filter.Add is
 // not safe for concurrent use (the library's SyncFilter is, and is not
 // measured); Has only reads.
 type blobloomFilter struct{ f *blobloom.Filter }
