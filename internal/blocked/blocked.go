@@ -63,8 +63,11 @@ type probes struct {
 
 func probesOf(d hashing.Digest) probes { return probes{x: d.H2 >> 1, h2: d.H2, left: probesPerWord} }
 
-// next returns the next position in [0, 512).
-func (p *probes) next() uint64 {
+// next returns the next position in [0, 512) and the walk after it. It
+// takes and returns the walk by value so that, inlined into a loop, the
+// walk's fields stay in registers (a pointer receiver kept them in memory,
+// stored and reloaded at every probe: 10-25% slower lookups).
+func (p probes) next() (uint64, probes) {
 	if p.left == 0 {
 		p.j++
 		p.x, p.left = remix(p.h2, p.j), probesPerWord
@@ -72,7 +75,7 @@ func (p *probes) next() uint64 {
 	pos := p.x & (BlockBits - 1)
 	p.x >>= probeBits
 	p.left--
-	return pos
+	return pos, p
 }
 
 // Positions calls fn with each of the k in-block bit positions (0..511) of
@@ -80,7 +83,9 @@ func (p *probes) next() uint64 {
 func Positions(d hashing.Digest, k uint32, fn func(pos uint32)) {
 	ps := probesOf(d)
 	for i := k; i > 0; i-- {
-		fn(uint32(ps.next()))
+		var pos uint64
+		pos, ps = ps.next()
+		fn(uint32(pos))
 	}
 }
 
@@ -89,7 +94,8 @@ func MasksOf(d hashing.Digest, k uint32) Masks {
 	var m Masks
 	ps := probesOf(d)
 	for i := k; i > 0; i-- {
-		p := ps.next()
+		var p uint64
+		p, ps = ps.next()
 		m[p>>6] |= 1 << (p & 63)
 	}
 	return m
@@ -107,19 +113,15 @@ func block(words []uint64, b uint64) *[BlockWords]uint64 {
 func Add(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
 	blk := block(words, Block(d, blocks))
 	isNew := false
-	x, j, left := d.H2>>1, uint64(0), probesPerWord
+	ps := probesOf(d)
 	for i := k; i > 0; i-- {
-		if left == 0 {
-			j++
-			x, left = remix(d.H2, j), probesPerWord
-		}
-		w, bit := &blk[(x>>6)%BlockWords], uint64(1)<<(x%64)
+		var p uint64
+		p, ps = ps.next()
+		w, bit := &blk[p>>6], uint64(1)<<(p&63)
 		if atomic.LoadUint64(w)&bit == 0 {
 			atomic.OrUint64(w, bit)
 			isNew = true
 		}
-		x >>= probeBits
-		left--
 	}
 	return isNew
 }
@@ -130,20 +132,13 @@ func Add(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
 // times slower: see docs/partitioned.md.)
 func Contains(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
 	blk := block(words, Block(d, blocks))
-	// The same walk as probes.next, with its state in locals: kept in
-	// registers, it measured 10-25% faster than the iterator, whose fields
-	// went through memory at every probe.
-	x, j, left := d.H2>>1, uint64(0), probesPerWord
+	ps := probesOf(d)
 	for i := k; i > 0; i-- {
-		if left == 0 {
-			j++
-			x, left = remix(d.H2, j), probesPerWord
-		}
-		if atomic.LoadUint64(&blk[(x>>6)%BlockWords])&(1<<(x%64)) == 0 {
+		var p uint64
+		p, ps = ps.next()
+		if atomic.LoadUint64(&blk[p>>6])&(1<<(p&63)) == 0 {
 			return false
 		}
-		x >>= probeBits
-		left--
 	}
 	return true
 }

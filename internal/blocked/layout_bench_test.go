@@ -63,7 +63,8 @@ func containsFlat(words []uint64, blocks uint64, d hashing.Digest, k uint32) boo
 	ps := probesOf(d)
 	var missing uint64
 	for i := k; i > 0; i-- {
-		p := ps.next()
+		var p uint64
+		p, ps = ps.next()
 		missing |= (1 << (p & 63)) &^ atomic.LoadUint64(&blk[p>>6])
 	}
 	return missing == 0
