@@ -2,7 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"regexp"
 	"testing"
@@ -28,25 +27,7 @@ func (quiet) Printf(context.Context, string, ...any) {}
 
 func runTests(m *testing.M) int {
 	redis.SetLogger(quiet{})
-	skip, err := redistest.Available()
-	if err != nil && !skip {
-		fmt.Fprintln(os.Stderr, "FAIL:", err)
-		return 1
-	}
-	if err == nil {
-		dir, err := os.MkdirTemp("", "redisstore-test-")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "FAIL:", err)
-			return 1
-		}
-		defer os.RemoveAll(dir)
-		if server, err = redistest.Start(dir); err != nil {
-			fmt.Fprintln(os.Stderr, "FAIL:", err)
-			return 1
-		}
-		defer server.Stop()
-	}
-	return m.Run()
+	return redistest.Main(m, "redisstore-test-", &server)
 }
 
 // needRedis skips t when the Redis tests are opted out (see TestMain).

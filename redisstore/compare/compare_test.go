@@ -33,26 +33,8 @@ var server *redistest.Server
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
-	skip, err := redistest.Available()
-	if err != nil && !skip {
-		fmt.Fprintln(os.Stderr, "FAIL:", err)
-		return 1
-	}
-	if err == nil {
-		dir, err := os.MkdirTemp("", "redisstore-compare-")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "FAIL:", err)
-			return 1
-		}
-		defer os.RemoveAll(dir)
-		if server, err = redistest.Start(dir); err != nil {
-			fmt.Fprintln(os.Stderr, "FAIL:", err)
-			return 1
-		}
-		defer server.Stop()
-	}
 	logx.Disable()
-	return m.Run()
+	return redistest.Main(m, "redisstore-compare-", &server)
 }
 
 // filters is one redisstore filter and one go-zero filter on the server.

@@ -3,9 +3,9 @@
 // loopback port (127.0.0.1 only) with its files in a folder of the caller's,
 // and stops them again.
 //
-// Tests that need Redis call Require in TestMain: when redis-server is not
-// on PATH that is an error, unless the environment variable named by SkipEnv
-// is set to 1, in which case the Redis tests skip. CI installs redis-server,
+// Tests that share one server call Main from TestMain: when redis-server is
+// not on PATH that is an error, unless the environment variable named by
+// SkipEnv is set to 1, in which case the Redis tests skip. CI installs redis-server,
 // so there a missing server fails the run.
 package redistest
 
