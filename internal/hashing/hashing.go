@@ -59,3 +59,47 @@ func Reduce(x, n uint64) uint64 {
 func (d Digest) Position(i uint32, m uint64) uint64 {
 	return Reduce(d.Probe(i), m)
 }
+
+// Scheme identifies how a key becomes a Digest; file headers record it in
+// their hash-id field so a file keeps answering with the scheme it was built
+// with.
+type Scheme uint16
+
+const (
+	// Scheme1 is seeded 128-bit XXH3: H1 and H2 are its halves. Files made
+	// before scheme 2 use it, and readers keep answering them exactly.
+	Scheme1 Scheme = 1
+	// Scheme2 is one seeded 64-bit XXH3 (H1) and a cheap multiply-and-fold
+	// mixer of it (H2). The default for new filters.
+	Scheme2 Scheme = 2
+
+	// Default is the scheme new filters use.
+	Default = Scheme2
+)
+
+// Valid reports whether s is a scheme this package implements.
+func (s Scheme) Valid() bool { return s == Scheme1 || s == Scheme2 }
+
+// Sum returns the digest of key under seed with scheme s. It does not
+// allocate. s must be Valid.
+func (s Scheme) Sum(key []byte, seed uint64) Digest {
+	if s == Scheme1 {
+		return Sum(key, seed)
+	}
+	return fromHash64(xxh3.HashSeed(key, seed))
+}
+
+// SumString is Sum for a string key, without copying or allocating.
+func (s Scheme) SumString(key string, seed uint64) Digest {
+	if s == Scheme1 {
+		return SumString(key, seed)
+	}
+	return fromHash64(xxh3.HashStringSeed(key, seed))
+}
+
+// fromHash64 turns one 64-bit hash into a digest: H1 is the hash, H2 a
+// multiply-and-fold of it (forced odd).
+func fromHash64(h uint64) Digest {
+	hi, lo := bits.Mul64(h, 0x9e3779b97f4a7c15)
+	return Digest{H1: h, H2: (hi ^ lo) | 1}
+}
