@@ -8,12 +8,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
 func init() {
-	for name, c := range map[string]command{
+	type entry struct {
+		summary, usage string
+		setup          func(fs *flag.FlagSet) func(args []string) error
+	}
+	for name, c := range map[string]entry{
 		"create": {"create an empty filter file", "FILE", createCommand},
 		"add":    {"add keys (one per line, from KEYFILEs or stdin) to a filter file; prints how many were new", "FILE [KEYFILE...]", addCommand},
 		"build":  {"build a filter file from keys and publish it atomically (counts the keys first when -n is absent)", "-o FILE [KEYFILE...]", buildCommand},
@@ -24,7 +29,8 @@ func init() {
 		"union":  {"merge filter files of the same variant, geometry and seed into a new file", "-o OUT A B...", unionCommand},
 		"dedup":  {"print each line not seen before (probabilistic: a false positive drops a new line)", "[FILE...]", dedupCommand},
 	} {
-		commands[name] = command{summary: c.summary, usage: c.usage, setup: c.setup}
+		stoppable := name == "add" || name == "build" || name == "remove" || name == "union" || name == "dedup"
+		commands[name] = command{summary: c.summary, usage: c.usage, setup: c.setup, signals: stoppable}
 	}
 }
 
@@ -72,10 +78,15 @@ func addCommand(fs *flag.FlagSet) func([]string) error {
 			}
 			return nil
 		})
+		// The keys added so far are kept, whatever stopped the loop.
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
+			var sig interruptedError
+			if errors.As(err, &sig) {
+				fmt.Printf("%d keys read, %d new (kept; the rest not read)\n", added, fresh)
+			}
 			return err
 		}
 		fmt.Printf("%d keys read, %d new\n", added, fresh)
@@ -88,7 +99,7 @@ func buildCommand(fs *flag.FlagSet) func([]string) error {
 	ff.define(fs, 0)
 	out := fs.String("o", "", "the filter file to publish (replaced atomically if it exists)")
 	maxLine := fs.Int("max-line", defaultMaxLine, "longest key line accepted, in bytes")
-	return func(args []string) error {
+	return func(args []string) (err error) {
 		if *out == "" {
 			return fmt.Errorf("missing -o FILE")
 		}
@@ -97,22 +108,42 @@ func buildCommand(fs *flag.FlagSet) func([]string) error {
 			return err
 		}
 		src := newLineSource(args, *maxLine, "building")
-		if !ff.n.set {
-			if len(args) == 0 || contains(args, "-") {
-				// stdin can be read once: keep a copy to count, then build.
-				spool, err := spoolStdin(filepath.Dir(*out))
+		counted := !ff.n.set
+		if counted {
+			// Two passes: count, then add. An input that cannot be read
+			// twice (stdin, a FIFO, /dev/fd/N as from <(zcat ...)) is
+			// copied to a spool file beside the output in the first.
+			files := args
+			if len(files) == 0 {
+				files = []string{"-"}
+			}
+			src.files = slices.Clone(files)
+			src.names = make([]string, len(files))
+			for i, name := range files {
+				src.names[i] = name
+				if name == "-" {
+					src.names[i] = "stdin"
+				}
+				if rereadable(name) {
+					continue
+				}
+				spool, err := spoolInput(src, name, filepath.Dir(*out), filepath.Base(*out))
+				if spool != "" {
+					defer os.Remove(spool)
+				}
 				if err != nil {
 					return err
 				}
-				defer os.Remove(spool)
-				src = newLineSource([]string{spool}, *maxLine, "building")
+				src.files[i] = spool
 			}
+			src.label = "counting"
 			if ff.n.n, err = src.count(); err != nil {
 				return err
 			}
 			if ff.n.n == 0 {
 				return fmt.Errorf("no keys in the input")
 			}
+			src.label = "building"
 		}
 		f, err := v.create(*out, ff.n.n, ff.p, true)
 		if err != nil {
@@ -126,6 +157,9 @@ func buildCommand(fs *flag.FlagSet) func([]string) error {
 			}
 			return nil
 		})
+		if err == nil && counted && added != ff.n.n {
+			err = fmt.Errorf("the input changed while it was read: %d keys counted, then %d read; %s left as it was", ff.n.n, added, *out)
+		}
 		if err != nil {
 			f.Close() // discards the temporary file
 			return err
@@ -139,24 +173,30 @@ func buildCommand(fs *flag.FlagSet) func([]string) error {
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func spoolStdin(dir string) (string, error) {
-	f, err := os.CreateTemp(dir, ".bloomkit-stdin-*")
+// spoolInput copies the input name ("-" is stdin) of src to a new hidden
+// file in dir, synced, and returns its path; on an error (a signal
+// included) the spool is removed and "" returned.
+func spoolInput(src *lineSource, name, dir, base string) (string, error) {
+	r, _, err := src.open(name)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	if _, err := io.Copy(f, os.Stdin); err != nil {
+	defer r.Close()
+	f, err := os.CreateTemp(dir, "."+base+".spool-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = io.Copy(f, r)
+	if err != nil {
+		display := name
+		if name == "-" {
+			display = "stdin"
+		}
+		err = fmt.Errorf("%s: %w", display, err)
+	}
+	if err = errors.Join(err, f.Close()); err != nil {
 		os.Remove(f.Name())
-		return "", fmt.Errorf("copy stdin: %w", err)
+		return "", err
 	}
 	return f.Name(), nil
 }
@@ -369,6 +409,10 @@ func unionCommand(fs *flag.FlagSet) func([]string) error {
 			return err
 		}
 		for _, p := range args[1:] {
+			if err := interrupted(); err != nil {
+				dst.Close()
+				return err
+			}
 			src, err := v.open(p, true)
 			if err != nil {
 				dst.Close()
@@ -403,7 +447,16 @@ func copyBeside(src, dst string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	_, err = io.Copy(out, in)
+	// In steps, so that a signal stops a long copy; each step may use
+	// copy_file_range.
+	for err == nil {
+		if err = interrupted(); err == nil {
+			_, err = io.CopyN(out, in, 64<<20)
+		}
+	}
+	if err == io.EOF {
+		err = nil
+	}
 	err = errors.Join(err, out.Chmod(0o644), out.Sync(), out.Close())
 	if err != nil {
 		os.Remove(out.Name())

@@ -6,7 +6,9 @@
 //
 // Run "bloomkit help" for the commands and "bloomkit <command> -h" for the
 // flags of one. Errors print one line naming the problem and exit with
-// status 2.
+// status 2. SIGINT and SIGTERM stop build, add, remove, union and dedup
+// cleanly (no temporary file left, state files closed) with status 130 and
+// 143.
 package main
 
 import (
@@ -16,6 +18,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"syscall"
 )
 
 // command is one subcommand: its flags are defined by setup on fs, and run
@@ -24,6 +27,9 @@ type command struct {
 	summary string
 	usage   string // arguments after the flags
 	setup   func(fs *flag.FlagSet) func(args []string) error
+	// signals: run catches SIGINT, SIGTERM and SIGPIPE while the command
+	// runs, and the command stops cleanly on them (see signals.go).
+	signals bool
 }
 
 // Commands are registered by the files that define them (init functions).
@@ -79,10 +85,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bloomkit %s: %v (see 'bloomkit %s -h')\n", args[0], err, args[0])
 		return 2
 	}
+	if c.signals {
+		defer catchSignals()()
+	}
 	if err := exec(fs.Args()); err != nil {
 		var e exitError
 		if errors.As(err, &e) {
 			return e.code
+		}
+		var sig interruptedError
+		if errors.As(err, &sig) {
+			fmt.Fprintf(stderr, "bloomkit %s: %v\n", args[0], sig)
+			return sig.exitCode()
+		}
+		if c.signals && errors.Is(err, syscall.EPIPE) {
+			return 128 + int(syscall.SIGPIPE) // stdout was closed: quiet, as the default action
 		}
 		fmt.Fprintf(stderr, "bloomkit %s: %v\n", args[0], err)
 		return 2
