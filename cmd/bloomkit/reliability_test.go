@@ -167,3 +167,150 @@ func TestBuildRefusesAnInputThatChanged(t *testing.T) {
 	require.Equal(t, []string{"old.txt", "wl.bloom"}, dirNames(t, dir))
 }
 
+// waitForEntry polls dir until an entry whose name starts with prefix
+// appears, and returns its name.
+func waitForEntry(t *testing.T, dir, prefix string, limit time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		for _, n := range dirNames(t, dir) {
+			if strings.HasPrefix(n, prefix) {
+				return n
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	require.FailNow(t, "no file appeared", "no %s* in %s within %v", prefix, dir, limit)
+	return ""
+}
+
+// interruptedBy asserts the exit of a command stopped by sig: 128 + the
+// signal number and one line on stderr naming it.
+func (r result) interruptedBy(t *testing.T, sig syscall.Signal, name string) {
+	t.Helper()
+	require.Equal(t, 128+int(sig), r.code, "stdout: %s stderr: %s", r.stdout, r.stderr)
+	require.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
+	require.Contains(t, r.stderr, "interrupted by "+name)
+}
+
+// TestBuildFromFIFOStopsOnSIGTERM: a build from a named FIFO hung reopening
+// it, and the SIGTERM that ended it left a .wl.bloom.tmp-* behind. Now a
+// SIGTERM ends a read blocked on the FIFO, in the counting pass (while the
+// FIFO is spooled) and in the adding pass (-n given: the temporary filter
+// exists), and leaves nothing behind; the old filter stays.
+func TestBuildFromFIFOStopsOnSIGTERM(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"counting", []string{"build", "-o", "wl.bloom", "keys.fifo"}},
+		{"adding", []string{"build", "-n", "1e6", "-o", "wl.bloom", "keys.fifo"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "old.txt"), keyLines("old", 3000))
+			bk(t, dir, "", "build", "-o", "wl.bloom", "old.txt").ok(t)
+			fifo := filepath.Join(dir, "keys.fifo")
+			require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+			p := startBK(t, dir, false, nil, c.args...)
+			w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+			require.NoError(t, err)
+			defer w.Close()
+			// 1 MiB written means the command has read most of it: it is
+			// in its read loop, and the writer keeps the FIFO open.
+			_, err = w.WriteString(bigKeys("k", 1<<20))
+			require.NoError(t, err)
+			p.signal(t, syscall.SIGTERM)
+			p.wait(t, 20*time.Second).interruptedBy(t, syscall.SIGTERM, "SIGTERM")
+			require.Equal(t, []string{"keys.fifo", "old.txt", "wl.bloom"}, dirNames(t, dir), "no temporary or spool file left")
+			allPresent(t, dir, "wl.bloom", keyLines("old", 3000))
+			require.Equal(t, "wl.bloom: ok\n", bk(t, dir, "", "verify", "wl.bloom").ok(t))
+		})
+	}
+}
+
+// TestBuildInterruptedLeavesNothing: Ctrl-C during a build from stdin left
+// the temporary filter and a full spool copy of stdin behind, every time.
+func TestBuildInterruptedLeavesNothing(t *testing.T) {
+	t.Run("spooling", func(t *testing.T) {
+		dir := t.TempDir()
+		p := startBK(t, dir, true, nil, "build", "-o", "wl.bloom")
+		_, err := io.WriteString(p.stdin, bigKeys("k", 4<<20))
+		require.NoError(t, err)
+		waitForEntry(t, dir, ".wl.bloom.spool-", 10*time.Second)
+		p.signal(t, syscall.SIGINT)
+		p.wait(t, 20*time.Second).interruptedBy(t, syscall.SIGINT, "SIGINT")
+		p.stdin.Close()
+		require.Empty(t, dirNames(t, dir), "no spool file left")
+	})
+	t.Run("building", func(t *testing.T) {
+		dir := t.TempDir()
+		p := startBK(t, dir, true, nil, "build", "-o", "wl.bloom")
+		_, err := io.WriteString(p.stdin, bigKeys("k", 40<<20))
+		require.NoError(t, err)
+		require.NoError(t, p.stdin.Close())
+		// Stdin is spooled; the temporary filter appears when the
+		// building pass starts, which takes a while for 3.6e6 keys.
+		waitForEntry(t, dir, ".wl.bloom.tmp-", 30*time.Second)
+		p.signal(t, syscall.SIGINT)
+		p.wait(t, 20*time.Second).interruptedBy(t, syscall.SIGINT, "SIGINT")
+		require.Empty(t, dirNames(t, dir), "no temporary filter or spool file left")
+	})
+}
+
+// TestSignalsStopCleanly: SIGINT or SIGTERM in add, build and union stops
+// reading, closes the state file (add: sealed, with every key it read),
+// removes temporary files and exits 128 + the signal number.
+func TestSignalsStopCleanly(t *testing.T) {
+	t.Run("add", func(t *testing.T) {
+		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+			dir := t.TempDir()
+			bk(t, dir, "", "create", "-n", "1e6", "f.bloom").ok(t)
+			p := startBK(t, dir, true, nil, "add", "f.bloom")
+			keys := bigKeys("k", 4<<20)
+			_, err := io.WriteString(p.stdin, keys)
+			require.NoError(t, err)
+			p.signal(t, sig)
+			r := p.wait(t, 20*time.Second)
+			p.stdin.Close()
+			r.interruptedBy(t, sig, map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig])
+			require.Regexp(t, `^\d+ keys read, \d+ new \(kept; the rest not read\)\n$`, r.stdout)
+			// Sealed: the checksum is current and matches.
+			require.Equal(t, "f.bloom: ok\n", bk(t, dir, "", "verify", "f.bloom").ok(t))
+			// The command has read all but what the pipe and its
+			// buffers hold (under 1 MiB): the first 2 MiB of keys were
+			// added before the signal, and are kept.
+			allPresent(t, dir, "f.bloom", keys[:strings.LastIndexByte(keys[:2<<20], '\n')+1])
+			require.Equal(t, []string{"f.bloom"}, dirNames(t, dir))
+		}
+	})
+	t.Run("build", func(t *testing.T) {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "old.txt"), keyLines("old", 3000))
+		bk(t, dir, "", "build", "-o", "wl.bloom", "old.txt").ok(t)
+		p := startBK(t, dir, true, nil, "build", "-n", "1e6", "-o", "wl.bloom")
+		_, err := io.WriteString(p.stdin, bigKeys("k", 4<<20))
+		require.NoError(t, err)
+		p.signal(t, syscall.SIGTERM)
+		p.wait(t, 20*time.Second).interruptedBy(t, syscall.SIGTERM, "SIGTERM")
+		p.stdin.Close()
+		require.Equal(t, []string{"old.txt", "wl.bloom"}, dirNames(t, dir))
+		allPresent(t, dir, "wl.bloom", keyLines("old", 3000))
+	})
+	t.Run("union", func(t *testing.T) {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "old.txt"), keyLines("old", 3000))
+		bk(t, dir, "", "build", "-n", "1e7", "-o", "u.bloom", "old.txt").ok(t)
+		bk(t, dir, "", "create", "-n", "1e7", "a.bloom").ok(t)
+		args := []string{"union", "-o", "u.bloom"}
+		for i := 0; i < 100; i++ { // 100 merges of 12 MB: long enough to be stopped
+			args = append(args, "a.bloom")
+		}
+		p := startBK(t, dir, false, nil, args...)
+		waitForEntry(t, dir, ".u.bloom.tmp-", 10*time.Second)
+		p.signal(t, syscall.SIGINT)
+		p.wait(t, 20*time.Second).interruptedBy(t, syscall.SIGINT, "SIGINT")
+		require.Equal(t, []string{"a.bloom", "old.txt", "u.bloom"}, dirNames(t, dir), "no temporary file left")
+		allPresent(t, dir, "u.bloom", keyLines("old", 3000))
+	})
+}
