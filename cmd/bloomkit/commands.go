@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -491,15 +492,16 @@ func dedupCommand(fs *flag.FlagSet) func([]string) error {
 		if err != nil {
 			return err
 		}
-		w := bufio.NewWriterSize(os.Stdout, 256<<10)
-		err = newLineSource(args, *maxLine, "dedup").each(func(line []byte) error {
-			if f.Add(line) {
-				w.Write(line)
-				return w.WriteByte('\n')
-			}
-			return nil
-		})
-		err = errors.Join(err, w.Flush(), f.Close())
+		d := newDeduper(f, os.Stdout)
+		err = newLineSource(args, *maxLine, "dedup").each(d.line)
+		// Whatever stopped the loop, the lines accepted so far are printed
+		// and then recorded, and the state file is closed.
+		if ferr := d.flush(); err == nil {
+			err = ferr
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
 		if err != nil {
 			return err
 		}
@@ -509,4 +511,62 @@ func dedupCommand(fs *flag.FlagSet) func([]string) error {
 		}
 		return nil
 	}
+}
+
+// dedupBatch is how many bytes of accepted lines dedup prints at once.
+const dedupBatch = 256 << 10
+
+// deduper accepts the lines its filter has not seen and records them as
+// seen only once they are written: a line is never recorded without having
+// been printed, so a run stopped by a signal or a closed stdout loses no
+// line for the next run. (A line printed whose recording then fails is
+// printed again by the next run: a duplicate, never a loss.)
+type deduper struct {
+	f       filter
+	w       io.Writer
+	buf     []byte              // accepted lines not yet written, each ending in '\n'
+	pending map[string]struct{} // the lines in buf
+	err     error               // the first write or record error; sticky
+}
+
+func newDeduper(f filter, w io.Writer) *deduper {
+	return &deduper{f: f, w: w, buf: make([]byte, 0, dedupBatch), pending: map[string]struct{}{}}
+}
+
+// line accepts line unless the filter or the pending batch has it.
+func (d *deduper) line(line []byte) error {
+	if d.f.Contains(line) {
+		return nil
+	}
+	if _, ok := d.pending[string(line)]; ok {
+		return nil
+	}
+	if len(d.buf) > 0 && len(d.buf)+len(line)+1 > dedupBatch {
+		if err := d.flush(); err != nil {
+			return err
+		}
+	}
+	d.pending[string(line)] = struct{}{}
+	d.buf = append(append(d.buf, line...), '\n')
+	return nil
+}
+
+// flush writes the pending lines and, once the write succeeded, records
+// them in the filter.
+func (d *deduper) flush() error {
+	if d.err != nil || len(d.buf) == 0 {
+		return d.err
+	}
+	if _, err := d.w.Write(d.buf); err != nil {
+		d.err = fmt.Errorf("write stdout: %w", err)
+		return d.err
+	}
+	for rest := d.buf; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		d.f.Add(rest[:i])
+		rest = rest[i+1:]
+	}
+	d.buf = d.buf[:0]
+	clear(d.pending)
+	return nil
 }
