@@ -67,14 +67,18 @@ func addCommand(fs *flag.FlagSet) func([]string) error {
 		if err := wantArgs(args, 1, "FILE"); err != nil {
 			return err
 		}
-		f, _, err := openFile(args[0], false)
+		f, v, err := openFile(args[0], false)
 		if err != nil {
 			return err
 		}
 		var added, fresh uint64
 		err = newLineSource(args[1:], *maxLine, "adding").each(func(line []byte) error {
+			isNew, err := v.tryAdd(f, line)
+			if err != nil {
+				return err // a scalable filter that cannot grow: the reason
+			}
 			added++
-			if f.Add(line) {
+			if isNew {
 				fresh++
 			}
 			return nil
@@ -152,8 +156,12 @@ func buildCommand(fs *flag.FlagSet) func([]string) error {
 		}
 		var added, fresh uint64
 		err = src.each(func(line []byte) error {
+			isNew, err := v.tryAdd(f, line)
+			if err != nil {
+				return err
+			}
 			added++
-			if f.Add(line) {
+			if isNew {
 				fresh++
 			}
 			return nil
@@ -482,7 +490,7 @@ func dedupCommand(fs *flag.FlagSet) func([]string) error {
 			f, err = v.new(ff.n.n, ff.p)
 		default:
 			if _, statErr := os.Stat(*state); statErr == nil {
-				f, _, err = openFile(*state, false)
+				f, v, err = openFile(*state, false)
 			} else if errors.Is(statErr, os.ErrNotExist) {
 				f, err = v.create(*state, ff.n.n, ff.p, false)
 			} else {
@@ -492,7 +500,7 @@ func dedupCommand(fs *flag.FlagSet) func([]string) error {
 		if err != nil {
 			return err
 		}
-		d := newDeduper(f, os.Stdout)
+		d := newDeduper(f, v, os.Stdout)
 		err = newLineSource(args, *maxLine, "dedup").each(d.line)
 		// Whatever stopped the loop, the lines accepted so far are printed
 		// and then recorded, and the state file is closed.
@@ -523,14 +531,15 @@ const dedupBatch = 256 << 10
 // printed again by the next run: a duplicate, never a loss.)
 type deduper struct {
 	f       filter
+	v       *variant
 	w       io.Writer
 	buf     []byte              // accepted lines not yet written, each ending in '\n'
 	pending map[string]struct{} // the lines in buf
 	err     error               // the first write or record error; sticky
 }
 
-func newDeduper(f filter, w io.Writer) *deduper {
-	return &deduper{f: f, w: w, buf: make([]byte, 0, dedupBatch), pending: map[string]struct{}{}}
+func newDeduper(f filter, v *variant, w io.Writer) *deduper {
+	return &deduper{f: f, v: v, w: w, buf: make([]byte, 0, dedupBatch), pending: map[string]struct{}{}}
 }
 
 // line accepts line unless the filter or the pending batch has it.
@@ -563,7 +572,10 @@ func (d *deduper) flush() error {
 	}
 	for rest := d.buf; len(rest) > 0; {
 		i := bytes.IndexByte(rest, '\n')
-		d.f.Add(rest[:i])
+		if _, err := d.v.tryAdd(d.f, rest[:i]); err != nil {
+			d.err = err
+			return err
+		}
 		rest = rest[i+1:]
 	}
 	d.buf = d.buf[:0]

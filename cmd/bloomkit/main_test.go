@@ -18,6 +18,10 @@ import (
 var bloomkitBin string // the built command, shared by every test
 
 func TestMain(m *testing.M) {
+	if bin := os.Getenv("BLOOMKIT_CLI_BIN"); bin != "" { // a child run by a test
+		bloomkitBin = bin
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "bloomkit-cli-test-")
 	if err != nil {
 		panic(err)

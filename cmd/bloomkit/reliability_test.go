@@ -406,3 +406,61 @@ func TestDedupClosedStdout(t *testing.T) {
 	require.NotEmpty(t, second)
 	require.Less(t, len(second), len(set))
 }
+
+// TestScalableFullDisk: a scalable filter whose growth hit ENOSPC during
+// `bloomkit add` exited 0 without a word, and kept filling its last stage
+// far past its rate. add and dedup now exit 2 with the reason, and the
+// filter file is sealed with the keys added before. The test runs itself
+// again in a private mount namespace with a 2 MiB tmpfs (a real ENOSPC);
+// where namespaces are forbidden, the child lowers RLIMIT_FSIZE instead
+// (EFBIG).
+func TestScalableFullDisk(t *testing.T) {
+	if os.Getenv("BLOOMKIT_CLI_FULLDISK") != "" {
+		scalableFullDiskChild(t)
+		return
+	}
+	dir := t.TempDir()
+	run := func(mode string, attr *syscall.SysProcAttr) ([]byte, error) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestScalableFullDisk$", "-test.v")
+		cmd.Env = append(os.Environ(), "BLOOMKIT_CLI_FULLDISK="+mode, "BLOOMKIT_CLI_FULLDISK_DIR="+dir,
+			"BLOOMKIT_CLI_BIN="+bloomkitBin)
+		cmd.SysProcAttr = attr
+		return cmd.CombinedOutput()
+	}
+	out, err := run("tmpfs", &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+	})
+	if err != nil && len(out) == 0 {
+		t.Logf("no user namespaces here (%v): using RLIMIT_FSIZE", err)
+		out, err = run("rlimit", nil)
+	}
+	t.Logf("child:\n%s", out)
+	require.NoError(t, err)
+	require.Contains(t, string(out), "FULLDISK-OK")
+}
+
+func scalableFullDiskChild(t *testing.T) {
+	dir := os.Getenv("BLOOMKIT_CLI_FULLDISK_DIR")
+	reason := "file too large"
+	switch os.Getenv("BLOOMKIT_CLI_FULLDISK") {
+	case "tmpfs":
+		require.NoError(t, syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=2m"))
+		reason = "no space left on device"
+	case "rlimit":
+		require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 2 << 20, Max: 2 << 20}))
+	}
+	// Stages of 1000, 2000, 4000 ... keys: the one after 1.1 MB of
+	// filter does not fit.
+	keys := bigKeys("k", 8<<20)
+	bk(t, dir, "", "create", "-variant", "scalable", "-n", "1000", "s.bloom").ok(t)
+	bk(t, dir, keys, "add", "s.bloom").fails(t, "s.bloom", "growth", reason)
+	require.Equal(t, "s.bloom: ok\n", bk(t, dir, "", "verify", "s.bloom").ok(t), "sealed after the failure")
+	require.NoError(t, os.Remove(filepath.Join(dir, "s.bloom")))
+
+	r := bk(t, dir, keys, "dedup", "-variant", "scalable", "-n", "1000", "-state", "d.bloom")
+	r.fails(t, "d.bloom", "growth", reason)
+	require.Equal(t, "d.bloom: ok\n", bk(t, dir, "", "verify", "d.bloom").ok(t))
+	os.Stdout.WriteString("FULLDISK-OK\n")
+}
