@@ -23,9 +23,9 @@ func init() {
 		"create": {"create an empty filter file", "FILE", createCommand},
 		"add":    {"add keys (one per line, from KEYFILEs or stdin) to a filter file; prints how many were new", "FILE [KEYFILE...]", addCommand},
 		"build":  {"build a filter file from keys and publish it atomically (counts the keys first when -n is absent)", "-o FILE [KEYFILE...]", buildCommand},
-		"test":   {"test keys (arguments, or lines of stdin): exit 0 if any is present, 1 if none, 2 on error", "FILE [KEY...]", testCommand},
+		"test":   {"test keys (arguments, or lines of stdin): exit 0 if any is present, 1 if none, 2 on error; a file up to 64 MiB is checked against its checksum first (larger: -verify)", "FILE [KEY...]", testCommand},
 		"remove": {"remove keys (arguments, or lines of stdin) from a counting filter file", "FILE [KEY...]", removeCommand},
-		"info":   {"describe a filter file: variant, geometry, fill, rates, checksum state", "FILE", infoCommand},
+		"info":   {"describe a filter file: variant, geometry, fill, rates, checksum (checked for files up to 64 MiB)", "FILE", infoCommand},
 		"verify": {"check a filter file against its payload checksum (reads the whole file)", "FILE", verifyCommand},
 		"union":  {"merge filter files of the same variant, geometry and seed into a new file", "-o OUT A B...", unionCommand},
 		"dedup":  {"print each line not seen before (probabilistic: a false positive drops a new line)", "[FILE...]", dedupCommand},
@@ -229,6 +229,8 @@ func testCommand(fs *flag.FlagSet) func([]string) error {
 	onlyAbsent := fs.Bool("absent", false, "print only the keys that are absent")
 	quiet := fs.Bool("q", false, "print nothing; only the exit status tells")
 	maxLine := fs.Int("max-line", defaultMaxLine, "longest key line accepted, in bytes")
+	var vf verifyFlags
+	vf.define(fs)
 	return func(args []string) error {
 		if err := wantArgs(args, 1, "FILE"); err != nil {
 			return err
@@ -241,6 +243,13 @@ func testCommand(fs *flag.FlagSet) func([]string) error {
 			return err
 		}
 		defer f.Close()
+		state, err := vf.check(f, args[0])
+		if err != nil {
+			return err
+		}
+		if w := state.warning(args[0]); w != "" {
+			fmt.Fprintf(os.Stderr, "bloomkit test: warning: %s\n", w)
+		}
 		w := bufio.NewWriter(os.Stdout)
 		defer w.Flush()
 		any := false
@@ -266,6 +275,78 @@ func testCommand(fs *flag.FlagSet) func([]string) error {
 		}
 		return nil
 	}
+}
+
+// verifyLimit is the largest file that test and info check against its
+// payload checksum before they answer, unless -verify or -no-verify says
+// otherwise. The check reads the whole payload: O(size), measured in the
+// README's shell recipes.
+const verifyLimit = 64 << 20
+
+// verifyFlags choose whether a command reading a filter checks its
+// payload checksum first.
+type verifyFlags struct{ always, never bool }
+
+func (vf *verifyFlags) define(fs *flag.FlagSet) {
+	fs.BoolVar(&vf.always, "verify", false,
+		"check the payload checksum first whatever the file's size (reads the whole file: O(size)); refuse a file whose checksum is not current")
+	fs.BoolVar(&vf.never, "no-verify", false,
+		"do not check the payload checksum (by default files up to 64 MiB are checked, larger ones get a warning)")
+}
+
+// payloadState is what a command knows of a filter's payload.
+type payloadState int
+
+const (
+	payloadVerified  payloadState = iota // it matches its checksum
+	payloadStale                         // the checksum is not current: it cannot be checked
+	payloadUnchecked                     // larger than verifyLimit: not checked
+	payloadSkipped                       // -no-verify
+)
+
+// check checks f, opened from path, against its payload checksum as the
+// flags say. A damaged payload is an error: no answer from it.
+func (vf verifyFlags) check(f filter, path string) (payloadState, error) {
+	if vf.always && vf.never {
+		return 0, fmt.Errorf("-verify and -no-verify exclude each other")
+	}
+	if vf.never {
+		return payloadSkipped, nil
+	}
+	if !vf.always {
+		st, err := os.Stat(path)
+		if err != nil {
+			return 0, err
+		}
+		if st.Size() > verifyLimit {
+			return payloadUnchecked, nil
+		}
+	}
+	err := f.Verify()
+	switch {
+	case err == nil:
+		return payloadVerified, nil
+	case errors.Is(err, mmapstore.ErrChecksumStale) && !vf.always:
+		return payloadStale, nil
+	case errors.Is(err, mmapstore.ErrChecksumStale):
+		return 0, fmt.Errorf("%w: -verify cannot check a file open for writing or not closed cleanly", err)
+	case errors.Is(err, mmapstore.ErrPayloadChecksum):
+		return 0, fmt.Errorf("%w: the file is damaged and its answers would be wrong (rebuild it; -no-verify answers anyway)", err)
+	default:
+		return 0, err
+	}
+}
+
+// warning is the line a command prints on stderr before answering from
+// the file in this state, or "".
+func (s payloadState) warning(path string) string {
+	switch s {
+	case payloadStale:
+		return path + ": checksum not current (open for writing, or not closed cleanly): answers not checked"
+	case payloadUnchecked:
+		return path + ": larger than 64 MiB, not checked against its checksum (-verify checks it, reading the whole file; -no-verify silences this)"
+	}
+	return ""
 }
 
 func removeCommand(fs *flag.FlagSet) func([]string) error {
@@ -310,6 +391,8 @@ func removeCommand(fs *flag.FlagSet) func([]string) error {
 }
 
 func infoCommand(fs *flag.FlagSet) func([]string) error {
+	var vf verifyFlags
+	vf.define(fs)
 	return func(args []string) error {
 		if len(args) != 1 {
 			return fmt.Errorf("want exactly one FILE, got %d arguments", len(args))
@@ -327,9 +410,19 @@ func infoCommand(fs *flag.FlagSet) func([]string) error {
 		if err != nil {
 			return err
 		}
-		checksum := "current (recorded at close; 'bloomkit verify' checks it)"
-		if !h.ChecksumCurrent() {
+		state, verr := vf.check(f, args[0])
+		var checksum string
+		switch {
+		case verr != nil:
+			checksum = "DAMAGED: the payload does not match its checksum (see below)"
+		case state == payloadVerified:
+			checksum = "current, and the payload matches it (checked now)"
+		case state == payloadStale || !h.ChecksumCurrent():
 			checksum = "not current (open for writing, or not closed cleanly)"
+		case state == payloadUnchecked:
+			checksum = "current (recorded at close), payload not checked: larger than 64 MiB ('bloomkit verify' or info -verify reads it all)"
+		default:
+			checksum = "current (recorded at close), payload not checked (-no-verify)"
 		}
 		cells := "bits"
 		if h.CellBits > 1 {
@@ -349,7 +442,7 @@ func infoCommand(fs *flag.FlagSet) func([]string) error {
 		fmt.Printf("estimated p    %.4g (from the fill)\n", f.EstimatedFPR())
 		fmt.Printf("size on disk   %d bytes (payload %d)\n", st.Size(), f.Bytes())
 		fmt.Printf("checksum       %s\n", checksum)
-		return nil
+		return verr
 	}
 }
 

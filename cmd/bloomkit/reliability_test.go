@@ -464,3 +464,70 @@ func scalableFullDiskChild(t *testing.T) {
 	require.Equal(t, "d.bloom: ok\n", bk(t, dir, "", "verify", "d.bloom").ok(t))
 	os.Stdout.WriteString("FULLDISK-OK\n")
 }
+
+// TestDamagedFileIsNeverAnsweredSilently: `bloomkit test` on a file whose
+// payload was damaged answered absent for keys that were added, exit 0, and
+// info said the checksum was current. test and info now check files up to
+// 64 MiB against their checksum first; a larger file gets a warning unless
+// -verify (check it) or -no-verify (the operator's choice) is given, and so
+// does a file whose checksum is not current.
+func TestDamagedFileIsNeverAnsweredSilently(t *testing.T) {
+	dir := t.TempDir()
+	keys := keyLines("k", 10000)
+	writeFile(t, filepath.Join(dir, "keys.txt"), keys)
+	bk(t, dir, "", "build", "-o", "good.bloom", "keys.txt").ok(t)
+	b, err := os.ReadFile(filepath.Join(dir, "good.bloom"))
+	require.NoError(t, err)
+	for i := 4096; i < len(b); i++ { // the payload zeroed: most keys absent
+		b[i] = 0
+	}
+	writeFile(t, filepath.Join(dir, "bad.bloom"), string(b))
+
+	r := bk(t, dir, keys, "test", "bad.bloom")
+	r.fails(t, "bad.bloom", "payload checksum mismatch", "damaged")
+	require.Empty(t, r.stdout, "no answer from a damaged file")
+	bk(t, dir, "", "test", "-q", "bad.bloom", "k1").fails(t, "bad.bloom", "damaged")
+	bk(t, dir, "", "test", "-verify", "bad.bloom", "k1").fails(t, "bad.bloom", "damaged")
+	// The operator may still ask the damaged file.
+	r = bk(t, dir, "", "test", "-no-verify", "bad.bloom", "k1")
+	require.Equal(t, "k1\tabsent\n", r.stdout)
+	require.Empty(t, r.stderr)
+
+	r = bk(t, dir, "", "info", "bad.bloom")
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stdout, "checksum       DAMAGED")
+	require.NotContains(t, r.stdout, "current")
+	require.Contains(t, r.stderr, "payload checksum mismatch")
+	require.Contains(t, bk(t, dir, "", "info", "good.bloom").ok(t), "checksum       current, and the payload matches it (checked now)")
+	require.Contains(t, bk(t, dir, "", "info", "-no-verify", "bad.bloom").ok(t), "payload not checked (-no-verify)")
+
+	// Over 64 MiB: answered with a warning, unless -verify or -no-verify.
+	bk(t, dir, "", "create", "-n", "6e7", "big.bloom").ok(t)
+	r = bk(t, dir, "", "test", "big.bloom", "k1")
+	require.Equal(t, 1, r.code)
+	require.Equal(t, "k1\tabsent\n", r.stdout)
+	require.Contains(t, r.stderr, "big.bloom: larger than 64 MiB, not checked against its checksum")
+	r = bk(t, dir, "", "test", "-verify", "big.bloom", "k1")
+	require.Equal(t, 1, r.code)
+	require.Empty(t, r.stderr)
+	r = bk(t, dir, "", "test", "-no-verify", "big.bloom", "k1")
+	require.Equal(t, 1, r.code)
+	require.Empty(t, r.stderr)
+	require.Contains(t, bk(t, dir, "", "info", "big.bloom").ok(t), "payload not checked: larger than 64 MiB")
+	require.Contains(t, bk(t, dir, "", "info", "-verify", "big.bloom").ok(t), "payload matches it (checked now)")
+
+	// A file left open for writing by a killed writer: its checksum is not
+	// current, so the answers carry a warning; -verify refuses them.
+	bk(t, dir, "", "create", "-n", "1e5", "open.bloom").ok(t)
+	p := startBK(t, dir, true, nil, "add", "open.bloom")
+	_, err = io.WriteString(p.stdin, bigKeys("k", 1<<20))
+	require.NoError(t, err)
+	require.NoError(t, p.cmd.Process.Kill())
+	p.wait(t, 20*time.Second)
+	p.stdin.Close()
+	r = bk(t, dir, "", "test", "open.bloom", "k00000001")
+	require.Equal(t, "k00000001\tpresent\n", r.stdout)
+	require.Contains(t, r.stderr, "open.bloom: checksum not current")
+	bk(t, dir, "", "test", "-verify", "open.bloom", "k00000001").fails(t, "open.bloom", "not current")
+	require.Contains(t, bk(t, dir, "", "info", "open.bloom").ok(t), "checksum       not current")
+}
