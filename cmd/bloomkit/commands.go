@@ -23,7 +23,7 @@ func init() {
 		"create": {"create an empty filter file", "FILE", createCommand},
 		"add":    {"add keys (one per line, from KEYFILEs or stdin) to a filter file; prints how many were new", "FILE [KEYFILE...]", addCommand},
 		"build":  {"build a filter file from keys and publish it atomically (counts the keys first when -n is absent)", "-o FILE [KEYFILE...]", buildCommand},
-		"test":   {"test keys (arguments, or lines of stdin): exit 0 if any is present, 1 if none, 2 on error; a file up to 64 MiB is checked against its checksum first (larger: -verify)", "FILE [KEY...]", testCommand},
+		"test":   {"test keys (arguments, or lines of stdin); like grep, exit 0 if a key was selected (present, or absent with -absent), 1 if none, 2 on error", "FILE [KEY...]", testCommand},
 		"remove": {"remove keys (arguments, or lines of stdin) from a counting filter file", "FILE [KEY...]", removeCommand},
 		"info":   {"describe a filter file: variant, geometry, fill, rates, checksum (checked for files up to 64 MiB)", "FILE", infoCommand},
 		"verify": {"check a filter file against its payload checksum (reads the whole file)", "FILE", verifyCommand},
@@ -107,6 +107,9 @@ func buildCommand(fs *flag.FlagSet) func([]string) error {
 	return func(args []string) (err error) {
 		if *out == "" {
 			return fmt.Errorf("missing -o FILE")
+		}
+		if *out == "-" {
+			return fmt.Errorf("-o -: a filter is published by renaming a complete file over its path, so it cannot go to stdout; give a path")
 		}
 		v, err := ff.check()
 		if err != nil {
@@ -225,8 +228,8 @@ func keysFrom(args []string, maxLine int, fn func([]byte) error) error {
 }
 
 func testCommand(fs *flag.FlagSet) func([]string) error {
-	onlyPresent := fs.Bool("present", false, "print only the keys that are present")
-	onlyAbsent := fs.Bool("absent", false, "print only the keys that are absent")
+	onlyPresent := fs.Bool("present", false, "print only the keys that are present, bare (exit 1 if none)")
+	onlyAbsent := fs.Bool("absent", false, "print only the keys that are absent, bare (exit 0 if any, 1 if none, like grep)")
 	quiet := fs.Bool("q", false, "print nothing; only the exit status tells")
 	maxLine := fs.Int("max-line", defaultMaxLine, "longest key line accepted, in bytes")
 	var vf verifyFlags
@@ -252,25 +255,37 @@ func testCommand(fs *flag.FlagSet) func([]string) error {
 		}
 		w := bufio.NewWriter(os.Stdout)
 		defer w.Flush()
-		any := false
+		// Like grep: the keys selected (present ones, or absent ones with
+		// -absent) decide the exit status.
+		selected := false
 		err = keysFrom(args[1:], *maxLine, func(key []byte) error {
 			present := f.Contains(key)
-			any = any || present
-			if *quiet || present && *onlyAbsent || !present && *onlyPresent {
-				return nil
+			switch {
+			case *onlyAbsent && !present, *onlyPresent && present:
+				selected = true
+				if !*quiet {
+					w.Write(key)
+					w.WriteByte('\n')
+				}
+			case !*onlyAbsent && !*onlyPresent:
+				selected = selected || present
+				if !*quiet {
+					state := "absent"
+					if present {
+						state = "present"
+					}
+					fmt.Fprintf(w, "%s\t%s\n", key, state)
+				}
 			}
-			state := "absent"
-			if present {
-				state = "present"
-			}
-			fmt.Fprintf(w, "%s\t%s\n", key, state)
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		if !any {
-			w.Flush()
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		if !selected {
 			return exitError{1}
 		}
 		return nil
@@ -472,6 +487,9 @@ func unionCommand(fs *flag.FlagSet) func([]string) error {
 	return func(args []string) (err error) {
 		if *out == "" {
 			return fmt.Errorf("missing -o OUT")
+		}
+		if *out == "-" {
+			return fmt.Errorf("-o -: the merged filter is published by renaming a complete file over its path, so it cannot go to stdout; give a path")
 		}
 		if len(args) < 2 {
 			return fmt.Errorf("want at least two filter files to merge, got %d", len(args))

@@ -111,6 +111,12 @@ func newFlagSet(name string, c command, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
+		flags := 0
+		fs.VisitAll(func(*flag.Flag) { flags++ })
+		if flags == 0 {
+			fmt.Fprintf(fs.Output(), "usage: bloomkit %s %s\n\n%s\n\n(no flags)\n", name, c.usage, c.summary)
+			return
+		}
 		fmt.Fprintf(fs.Output(), "usage: bloomkit %s [flags] %s\n\n%s\n\nflags:\n", name, c.usage, c.summary)
 		fs.PrintDefaults()
 	}

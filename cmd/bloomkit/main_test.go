@@ -126,8 +126,8 @@ func TestCreateAddTestInfoVerify(t *testing.T) {
 
 	out = bk(t, dir, "", "test", "f.bloom", "a1", "b2999", "c99", "zzz").ok(t)
 	require.Equal(t, "a1\tpresent\nb2999\tpresent\nc99\tpresent\nzzz\tabsent\n", out)
-	require.Equal(t, "zzz\tabsent\n", bk(t, dir, "", "test", "-absent", "f.bloom", "a1", "zzz").ok(t))
-	require.Equal(t, "a1\tpresent\n", bk(t, dir, "", "test", "-present", "f.bloom", "a1", "zzz").ok(t))
+	require.Equal(t, "zzz\n", bk(t, dir, "", "test", "-absent", "f.bloom", "a1", "zzz").ok(t))
+	require.Equal(t, "a1\n", bk(t, dir, "", "test", "-present", "f.bloom", "a1", "zzz").ok(t))
 	r := bk(t, dir, "nope\nnever\n", "test", "f.bloom")
 	require.Equal(t, 1, r.code, "none present: exit 1, like grep")
 	require.Equal(t, "nope\tabsent\nnever\tabsent\n", r.stdout)
@@ -312,4 +312,43 @@ func TestErrorPaths(t *testing.T) {
 	require.Contains(t, bk(t, dir, "", "help").ok(t), "common")
 	require.Contains(t, bk(t, dir, "", "help", "common").ok(t), "-mem")
 	require.Contains(t, bk(t, dir, "", "add", "-h").ok(t), "-max-line")
+}
+
+// TestCLIConventions: issue 15, point 6. test -present/-absent print bare
+// keys and exit like grep; every command's -h prints a usage; build and
+// union refuse -o - instead of writing a file named "-".
+func TestCLIConventions(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "keys.txt"), keyLines("k", 100))
+	bk(t, dir, "", "build", "-o", "f.bloom", "keys.txt").ok(t)
+
+	// The README's recipe: rejected keys, bare, into a file.
+	r := bk(t, dir, "k1\nnope\nk2\nnever\n", "test", "-absent", "f.bloom")
+	require.Equal(t, 0, r.code, "something selected")
+	require.Equal(t, "nope\nnever\n", r.stdout)
+	r = bk(t, dir, "k1\nk2\n", "test", "-absent", "f.bloom")
+	require.Equal(t, 1, r.code, "nothing selected")
+	require.Empty(t, r.stdout)
+	r = bk(t, dir, "k1\nnope\n", "test", "-present", "f.bloom")
+	require.Equal(t, 0, r.code)
+	require.Equal(t, "k1\n", r.stdout)
+	r = bk(t, dir, "nope\n", "test", "-present", "f.bloom")
+	require.Equal(t, 1, r.code)
+	require.Empty(t, r.stdout)
+	require.Equal(t, 0, bk(t, dir, "", "test", "-absent", "-q", "f.bloom", "k1", "nope").code)
+	require.Equal(t, 1, bk(t, dir, "", "test", "-absent", "-q", "f.bloom", "k1").code)
+	bk(t, dir, "", "test", "-absent", "missing.bloom", "k1").fails(t, "missing.bloom")
+
+	for name := range commands {
+		for _, h := range [][]string{{name, "-h"}, {"help", name}} {
+			out := bk(t, dir, "", h...).ok(t)
+			require.Contains(t, out, "usage: bloomkit "+name)
+			require.Contains(t, out, commands[name].summary)
+			require.False(t, strings.HasSuffix(out, "flags:\n"), "%v: an empty flags section", h)
+		}
+	}
+
+	bk(t, dir, "", "build", "-o", "-", "keys.txt").fails(t, "-o -", "give a path")
+	bk(t, dir, "", "union", "-o", "-", "f.bloom", "f.bloom").fails(t, "-o -", "give a path")
+	require.Equal(t, []string{"f.bloom", "keys.txt"}, dirNames(t, dir))
 }
