@@ -17,7 +17,7 @@ import (
 func init() {
 	type entry struct {
 		summary, usage string
-		setup          func(fs *flag.FlagSet) func(args []string) error
+		setup          func(fs *flag.FlagSet, std stdio) func(args []string) error
 	}
 	for name, c := range map[string]entry{
 		"create": {"create an empty filter file", "FILE", createCommand},
@@ -31,7 +31,7 @@ func init() {
 		"dedup":  {"print each line not seen before (probabilistic: a false positive drops a new line)", "[FILE...]", dedupCommand},
 	} {
 		stoppable := name == "add" || name == "build" || name == "remove" || name == "union" || name == "dedup"
-		commands[name] = command{summary: c.summary, usage: c.usage, setup: c.setup, signals: stoppable}
+		commands[name] = command{summary: c.summary, usage: c.usage, setupIO: c.setup, signals: stoppable}
 	}
 }
 
@@ -42,7 +42,7 @@ func wantArgs(args []string, min int, what string) error {
 	return nil
 }
 
-func createCommand(fs *flag.FlagSet) func([]string) error {
+func createCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	var ff filterFlags
 	ff.define(fs, 1_000_000)
 	return func(args []string) error {
@@ -61,7 +61,7 @@ func createCommand(fs *flag.FlagSet) func([]string) error {
 	}
 }
 
-func addCommand(fs *flag.FlagSet) func([]string) error {
+func addCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	maxLine := fs.Int("max-line", defaultMaxLine, "longest key line accepted, in bytes")
 	return func(args []string) error {
 		if err := wantArgs(args, 1, "FILE"); err != nil {
@@ -72,7 +72,7 @@ func addCommand(fs *flag.FlagSet) func([]string) error {
 			return err
 		}
 		var added, fresh uint64
-		err = newLineSource(args[1:], *maxLine, "adding").each(func(line []byte) error {
+		err = std.lineSource(args[1:], *maxLine, "adding").each(func(line []byte) error {
 			isNew, err := v.tryAdd(f, line)
 			if err != nil {
 				return err // a scalable filter that cannot grow: the reason
@@ -90,16 +90,16 @@ func addCommand(fs *flag.FlagSet) func([]string) error {
 		if err != nil {
 			var sig interruptedError
 			if errors.As(err, &sig) {
-				fmt.Printf("%d keys read, %d new (kept; the rest not read)\n", added, fresh)
+				fmt.Fprintf(std.out, "%d keys read, %d new (kept; the rest not read)\n", added, fresh)
 			}
 			return err
 		}
-		fmt.Printf("%d keys read, %d new\n", added, fresh)
+		fmt.Fprintf(std.out, "%d keys read, %d new\n", added, fresh)
 		return nil
 	}
 }
 
-func buildCommand(fs *flag.FlagSet) func([]string) error {
+func buildCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	var ff filterFlags
 	ff.define(fs, 0)
 	out := fs.String("o", "", "the filter file to publish (replaced atomically if it exists)")
@@ -115,7 +115,7 @@ func buildCommand(fs *flag.FlagSet) func([]string) error {
 		if err != nil {
 			return err
 		}
-		src := newLineSource(args, *maxLine, "building")
+		src := std.lineSource(args, *maxLine, "building")
 		counted := !ff.n.set
 		if counted {
 			// Two passes: count, then add. An input that cannot be read
@@ -179,7 +179,7 @@ func buildCommand(fs *flag.FlagSet) func([]string) error {
 		if err := v.publish(f); err != nil {
 			return err
 		}
-		fmt.Printf("%s: %s filter of %d keys (%d distinct by the filter), capacity %d, p = %g\n",
+		fmt.Fprintf(std.out, "%s: %s filter of %d keys (%d distinct by the filter), capacity %d, p = %g\n",
 			*out, v.name, added, fresh, ff.n.n, ff.p)
 		return nil
 	}
@@ -215,7 +215,7 @@ func spoolInput(src *lineSource, name, dir, base string) (string, error) {
 
 // keysFrom calls fn with each key given as an argument, or with each line of
 // stdin when there is none.
-func keysFrom(args []string, maxLine int, fn func([]byte) error) error {
+func keysFrom(std stdio, args []string, maxLine int, fn func([]byte) error) error {
 	if len(args) > 0 {
 		for _, a := range args {
 			if err := fn([]byte(a)); err != nil {
@@ -224,10 +224,10 @@ func keysFrom(args []string, maxLine int, fn func([]byte) error) error {
 		}
 		return nil
 	}
-	return newLineSource(nil, maxLine, "reading").each(fn)
+	return std.lineSource(nil, maxLine, "reading").each(fn)
 }
 
-func testCommand(fs *flag.FlagSet) func([]string) error {
+func testCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	onlyPresent := fs.Bool("present", false, "print only the keys that are present, bare (exit 1 if none)")
 	onlyAbsent := fs.Bool("absent", false, "print only the keys that are absent, bare (exit 0 if any, 1 if none, like grep)")
 	quiet := fs.Bool("q", false, "print nothing; only the exit status tells")
@@ -251,14 +251,14 @@ func testCommand(fs *flag.FlagSet) func([]string) error {
 			return err
 		}
 		if w := state.warning(args[0]); w != "" {
-			fmt.Fprintf(os.Stderr, "bloomkit test: warning: %s\n", w)
+			fmt.Fprintf(std.err, "bloomkit test: warning: %s\n", w)
 		}
-		w := bufio.NewWriter(os.Stdout)
+		w := bufio.NewWriter(std.out)
 		defer w.Flush()
 		// Like grep: the keys selected (present ones, or absent ones with
 		// -absent) decide the exit status.
 		selected := false
-		err = keysFrom(args[1:], *maxLine, func(key []byte) error {
+		err = keysFrom(std, args[1:], *maxLine, func(key []byte) error {
 			present := f.Contains(key)
 			switch {
 			case *onlyAbsent && !present, *onlyPresent && present:
@@ -364,7 +364,7 @@ func (s payloadState) warning(path string) string {
 	return ""
 }
 
-func removeCommand(fs *flag.FlagSet) func([]string) error {
+func removeCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	maxLine := fs.Int("max-line", defaultMaxLine, "longest key line accepted, in bytes")
 	return func(args []string) error {
 		if err := wantArgs(args, 1, "FILE"); err != nil {
@@ -386,7 +386,7 @@ func removeCommand(fs *flag.FlagSet) func([]string) error {
 			return err
 		}
 		var removed, refused uint64
-		err = keysFrom(args[1:], *maxLine, func(key []byte) error {
+		err = keysFrom(std, args[1:], *maxLine, func(key []byte) error {
 			if v.remove(f, key) {
 				removed++
 			} else {
@@ -400,12 +400,12 @@ func removeCommand(fs *flag.FlagSet) func([]string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%d removed, %d definitely absent (unchanged)\n", removed, refused)
+		fmt.Fprintf(std.out, "%d removed, %d definitely absent (unchanged)\n", removed, refused)
 		return nil
 	}
 }
 
-func infoCommand(fs *flag.FlagSet) func([]string) error {
+func infoCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	var vf verifyFlags
 	vf.define(fs)
 	return func(args []string) error {
@@ -443,25 +443,25 @@ func infoCommand(fs *flag.FlagSet) func([]string) error {
 		if h.CellBits > 1 {
 			cells = fmt.Sprintf("%d-bit counters", h.CellBits)
 		}
-		fmt.Printf("file           %s\n", args[0])
-		fmt.Printf("variant        %s\n", v.name)
-		fmt.Printf("format         version %d, hash %d (xxh3-128), seed %d\n", h.Version, h.Hash, h.Seed)
-		fmt.Printf("geometry       m = %d %s, k = %d", h.M, cells, f.K())
+		fmt.Fprintf(std.out, "file           %s\n", args[0])
+		fmt.Fprintf(std.out, "variant        %s\n", v.name)
+		fmt.Fprintf(std.out, "format         version %d, hash %d (xxh3-128), seed %d\n", h.Version, h.Hash, h.Seed)
+		fmt.Fprintf(std.out, "geometry       m = %d %s, k = %d", h.M, cells, f.K())
 		if h.BlockBits > 0 {
-			fmt.Printf(", %d-bit blocks", h.BlockBits)
+			fmt.Fprintf(std.out, ", %d-bit blocks", h.BlockBits)
 		}
-		fmt.Printf(", %.2f bits per key at capacity\n", float64(f.Bytes()*8)/float64(max(f.Capacity(), 1)))
-		fmt.Printf("capacity       %d keys at target p = %g\n", f.Capacity(), f.TargetFPR())
-		fmt.Printf("added          %d (estimated from the fill: %d)\n", f.Added(), f.ApproxCount())
-		fmt.Printf("fill           %.2f%% of cells set\n", 100*f.FillRatio())
-		fmt.Printf("estimated p    %.4g (from the fill)\n", f.EstimatedFPR())
-		fmt.Printf("size on disk   %d bytes (payload %d)\n", st.Size(), f.Bytes())
-		fmt.Printf("checksum       %s\n", checksum)
+		fmt.Fprintf(std.out, ", %.2f bits per key at capacity\n", float64(f.Bytes()*8)/float64(max(f.Capacity(), 1)))
+		fmt.Fprintf(std.out, "capacity       %d keys at target p = %g\n", f.Capacity(), f.TargetFPR())
+		fmt.Fprintf(std.out, "added          %d (estimated from the fill: %d)\n", f.Added(), f.ApproxCount())
+		fmt.Fprintf(std.out, "fill           %.2f%% of cells set\n", 100*f.FillRatio())
+		fmt.Fprintf(std.out, "estimated p    %.4g (from the fill)\n", f.EstimatedFPR())
+		fmt.Fprintf(std.out, "size on disk   %d bytes (payload %d)\n", st.Size(), f.Bytes())
+		fmt.Fprintf(std.out, "checksum       %s\n", checksum)
 		return verr
 	}
 }
 
-func verifyCommand(fs *flag.FlagSet) func([]string) error {
+func verifyCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	return func(args []string) error {
 		if len(args) != 1 {
 			return fmt.Errorf("want exactly one FILE, got %d arguments", len(args))
@@ -474,7 +474,7 @@ func verifyCommand(fs *flag.FlagSet) func([]string) error {
 		if err := f.Verify(); err != nil {
 			return err
 		}
-		fmt.Printf("%s: ok\n", args[0])
+		fmt.Fprintf(std.out, "%s: ok\n", args[0])
 		return nil
 	}
 }
@@ -482,7 +482,7 @@ func verifyCommand(fs *flag.FlagSet) func([]string) error {
 // unionCommand copies the first filter beside OUT, maps the copy, ORs the
 // others into it (each mapped read-only) and publishes the result: the tool
 // never holds a whole filter in its own memory.
-func unionCommand(fs *flag.FlagSet) func([]string) error {
+func unionCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	out := fs.String("o", "", "the filter file to write (replaced atomically if it exists)")
 	return func(args []string) (err error) {
 		if *out == "" {
@@ -585,7 +585,7 @@ func copyBeside(src, dst string) (string, error) {
 	return out.Name(), nil
 }
 
-func dedupCommand(fs *flag.FlagSet) func([]string) error {
+func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	var ff filterFlags
 	ff.define(fs, 10_000_000)
 	state := fs.String("state", "", "filter file that remembers seen lines across runs (created with -variant, -n, -p if missing)")
@@ -611,8 +611,8 @@ func dedupCommand(fs *flag.FlagSet) func([]string) error {
 		if err != nil {
 			return err
 		}
-		d := newDeduper(f, v, os.Stdout)
-		err = newLineSource(args, *maxLine, "dedup").each(d.line)
+		d := newDeduper(f, v, std.out)
+		err = std.lineSource(args, *maxLine, "dedup").each(d.line)
 		// Whatever stopped the loop, the lines accepted so far are printed
 		// and then recorded, and the state file is closed.
 		if ferr := d.flush(); err == nil {
@@ -625,7 +625,7 @@ func dedupCommand(fs *flag.FlagSet) func([]string) error {
 			return err
 		}
 		if f.Added() > f.Capacity() {
-			fmt.Fprintf(os.Stderr, "bloomkit dedup: warning: %d distinct lines exceed the capacity %d; the false-positive rate is now about %.3g\n",
+			fmt.Fprintf(std.err, "bloomkit dedup: warning: %d distinct lines exceed the capacity %d; the false-positive rate is now about %.3g\n",
 				f.Added(), f.Capacity(), f.EstimatedFPR())
 		}
 		return nil

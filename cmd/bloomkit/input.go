@@ -31,6 +31,16 @@ func newLineSource(files []string, maxLine int, label string) *lineSource {
 	return &lineSource{files: files, stdin: os.Stdin, maxLine: maxLine, progress: stderrIsTerminal(), label: label}
 }
 
+// lineSource is newLineSource reading std.in for stdin.
+func (std stdio) lineSource(files []string, maxLine int, label string) *lineSource {
+	s := newLineSource(files, maxLine, label)
+	s.stdin = std.in
+	// A progress bar is drawn on the process's stderr: only when that is
+	// where the command prints.
+	s.progress = s.progress && std.err == io.Writer(os.Stderr)
+	return s
+}
+
 func stderrIsTerminal() bool { return term.IsTerminal(int(os.Stderr.Fd())) }
 
 // each calls fn with every non-empty line (without its line ending, CRLF

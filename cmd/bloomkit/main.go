@@ -26,10 +26,28 @@ import (
 type command struct {
 	summary string
 	usage   string // arguments after the flags
-	setup   func(fs *flag.FlagSet) func(args []string) error
+	// setupIO is setup for a command that reads and prints through the
+	// streams run is given (std); it is used when set.
+	setupIO func(fs *flag.FlagSet, std stdio) func(args []string) error
+	// setup is for a command that prints to os.Stdout itself.
+	setup func(fs *flag.FlagSet) func(args []string) error
 	// signals: run catches SIGINT, SIGTERM and SIGPIPE while the command
 	// runs, and the command stops cleanly on them (see signals.go).
 	signals bool
+}
+
+// stdio are the streams a command reads keys from and prints to.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// define defines c's flags on fs and returns the function that runs it.
+func (c command) define(fs *flag.FlagSet, std stdio) func(args []string) error {
+	if c.setupIO != nil {
+		return c.setupIO(fs, std)
+	}
+	return c.setup(fs)
 }
 
 // Commands are registered by the files that define them (init functions).
@@ -37,7 +55,7 @@ type command struct {
 var commands = map[string]command{
 	"demo": {
 		summary: "build, map and measure a filter of generated keys (no input needed)",
-		setup:   demoCommand,
+		setupIO: demoCommand,
 	},
 }
 
@@ -51,11 +69,17 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	return runWith(args, stdio{os.Stdin, stdout, stderr})
+}
+
+// runWith runs the command args name with std and returns the exit status.
+func runWith(args []string, std stdio) int {
+	stdout, stderr := std.out, std.err
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
 				fs := newFlagSet(args[1], c, stderr)
-				c.setup(fs)
+				c.define(fs, std)
 				fs.SetOutput(stdout)
 				fs.Usage()
 				return 0
@@ -74,7 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	fs := newFlagSet(args[0], c, stderr)
-	exec := c.setup(fs)
+	exec := c.define(fs, std)
 	fs.SetOutput(io.Discard) // a flag error is reported below, in one line
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
