@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -362,4 +363,26 @@ func TestCLIConventions(t *testing.T) {
 	bkIn(t, dir, "", "build", "-o", "-", "keys.txt").fails(t, "-o -", "give a path")
 	bkIn(t, dir, "", "union", "-o", "-", "f.bloom", "f.bloom").fails(t, "-o -", "give a path")
 	require.Equal(t, []string{"f.bloom", "keys.txt"}, dirNames(t, dir))
+}
+
+// dirNames lists dir's entries.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	return names
+}
+
+// bigKeys is about size bytes of distinct keys, one per line.
+func bigKeys(prefix string, size int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "%s%08d\n", prefix, i)
+	}
+	return b.String()
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -79,34 +78,12 @@ func (p *proc) signal(t *testing.T, sig syscall.Signal) {
 	require.NoError(t, p.cmd.Process.Signal(sig))
 }
 
-// dirNames lists dir's entries.
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	sort.Strings(names)
-	return names
-}
-
 // allPresent asserts that every line of keys tests present in file.
 func allPresent(t *testing.T, dir, file, keys string) {
 	t.Helper()
 	r := bk(t, dir, keys, "test", "-absent", file)
 	require.NotEqual(t, 2, r.code, "stderr: %s", r.stderr)
 	require.Empty(t, r.stdout, "keys answered absent from %s", file)
-}
-
-// bigKeys is about size bytes of distinct keys, one per line.
-func bigKeys(prefix string, size int) string {
-	var b strings.Builder
-	for i := 0; b.Len() < size; i++ {
-		fmt.Fprintf(&b, "%s%08d\n", prefix, i)
-	}
-	return b.String()
 }
 
 // TestBuildReadsPipesOnce: `bloomkit build -o wl.bloom <(zcat export.gz)`
