@@ -612,7 +612,9 @@ func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 			return err
 		}
 		d := newDeduper(f, v, std.out)
-		err = std.lineSource(args, *maxLine, "dedup").each(d.line)
+		src := std.lineSource(args, *maxLine, "dedup")
+		src.idle = d.flush // a pipe that pauses (tail -f) gets its lines now
+		err = src.each(d.line)
 		// Whatever stopped the loop, the lines accepted so far are printed
 		// and then recorded, and the state file is closed.
 		if ferr := d.flush(); err == nil {

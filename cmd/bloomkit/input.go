@@ -24,7 +24,10 @@ type lineSource struct {
 	stdin    io.Reader
 	maxLine  int
 	progress bool // draw a progress bar on stderr (only when it is a terminal)
-	label    string
+	// idle, when set, is called before a read waits for a pipe's writer
+	// (see asyncReader); an error ends the reading.
+	idle  func() error
+	label string
 }
 
 func newLineSource(files []string, maxLine int, label string) *lineSource {
@@ -90,10 +93,14 @@ func (s *lineSource) open(name string) (io.ReadCloser, int64, error) {
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 			return io.NopCloser(stoppableReader{f}), -1, nil
 		}
-		return newAsyncReader(func() (*os.File, error) { return f, nil }, false), -1, nil
+		a := newAsyncReader(func() (*os.File, error) { return f, nil }, false)
+		a.idle = s.idle
+		return a, -1, nil
 	}
 	if st, err := os.Stat(name); err == nil && !st.Mode().IsRegular() {
-		return newAsyncReader(func() (*os.File, error) { return os.Open(name) }, true), -1, nil
+		a := newAsyncReader(func() (*os.File, error) { return os.Open(name) }, true)
+		a.idle = s.idle
+		return a, -1, nil
 	}
 	f, err := os.Open(name)
 	if err != nil {

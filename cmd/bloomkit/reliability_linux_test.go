@@ -508,3 +508,58 @@ func TestDamagedFileIsNeverAnsweredSilently(t *testing.T) {
 	bk(t, dir, "", "test", "-verify", "open.bloom", "k00000001").fails(t, "open.bloom", "not current")
 	require.Contains(t, bk(t, dir, "", "info", "open.bloom").ok(t), "checksum       not current")
 }
+
+// TestDedupPrintsAsItReads: dedup on a pipe that pauses (tail -f log |
+// bloomkit dedup -state seen.bloom) prints the new lines it has read when
+// the input pauses, not only when 256 KiB have gathered or the input ends:
+// a signal or a kill then loses nothing that was shown, and the state
+// records the lines soon after.
+func TestDedupPrintsAsItReads(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(bloomkitBin, "dedup", "-state", "seen.bloom", "-n", "1000")
+	cmd.Dir = dir
+	in, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := make(chan string, 16)
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := out.Read(buf)
+			if n > 0 {
+				lines <- string(buf[:n])
+			}
+			if err != nil {
+				close(lines)
+				return
+			}
+		}
+	}()
+	expect := func(want string) {
+		t.Helper()
+		got := ""
+		deadline := time.After(10 * time.Second)
+		for got != want {
+			select {
+			case s := <-lines:
+				got += s
+			case <-deadline:
+				require.FailNow(t, "no output while the input paused", "got %q, want %q", got, want)
+			}
+		}
+	}
+	_, err = io.WriteString(in, "a\nb\na\n")
+	require.NoError(t, err)
+	expect("a\nb\n")
+	_, err = io.WriteString(in, "b\nc\n")
+	require.NoError(t, err)
+	expect("c\n")
+	require.NoError(t, in.Close())
+	_, ok := <-lines
+	require.False(t, ok, "nothing more")
+	require.NoError(t, cmd.Wait())
+	require.Equal(t, "d\n", bk(t, dir, "a\nb\nc\nd\n", "dedup", "-state", "seen.bloom").ok(t))
+}

@@ -133,6 +133,9 @@ type asyncReader struct {
 	off    int
 	err    error // sticky
 	once   sync.Once
+	// idle, when set, is called by Read before it waits for the writer
+	// (all that was written so far has been read); an error ends the read.
+	idle func() error
 }
 
 type chunk struct {
@@ -195,6 +198,17 @@ func (a *asyncReader) Read(p []byte) (int, error) {
 		if a.cur.buf != nil {
 			a.free <- a.cur.buf
 			a.cur.buf = nil
+		}
+		if a.idle != nil {
+			select {
+			case c := <-a.chunks:
+				a.cur, a.off, a.err = c, 0, c.err
+				continue
+			default: // nothing to read yet: the caller may use the wait
+			}
+			if err := a.idle(); err != nil {
+				return 0, err
+			}
 		}
 		select {
 		case c := <-a.chunks:

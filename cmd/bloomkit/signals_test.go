@@ -84,3 +84,36 @@ func TestLineSourceStops(t *testing.T) {
 	require.Equal(t, 10, lines)
 	require.NoError(t, interrupted(), "released")
 }
+
+// TestIdleRunsWhenInputPauses: a line source over a pipe calls idle once
+// it has handed out every line written so far, before it waits (dedup
+// prints its pending lines there).
+func TestIdleRunsWhenInputPauses(t *testing.T) {
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	src := newLineSource(nil, defaultMaxLine, "")
+	src.stdin = r
+	var seen []string
+	idleAt := make(chan int, 16)
+	src.idle = func() error {
+		select {
+		case idleAt <- len(seen):
+		default:
+		}
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- src.each(func(line []byte) error { seen = append(seen, string(line)); return nil })
+	}()
+	_, err = w.WriteString("a\nb\n")
+	require.NoError(t, err)
+	for n := range idleAt { // idle may run before the write arrives, with 0
+		if n == 2 {
+			break
+		}
+	}
+	require.NoError(t, w.Close())
+	require.NoError(t, <-done)
+	require.Equal(t, []string{"a", "b"}, seen)
+}
