@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/zeebo/xxh3"
+
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
@@ -635,7 +637,7 @@ func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 }
 
 // dedupBatch is how many bytes of accepted lines dedup prints at once.
-const dedupBatch = 256 << 10
+const dedupBatch = 64 << 10
 
 // deduper accepts the lines its filter has not seen and records them as
 // seen only once they are written: a line is never recorded without having
@@ -643,16 +645,22 @@ const dedupBatch = 256 << 10
 // line for the next run. (A line printed whose recording then fails is
 // printed again by the next run: a duplicate, never a loss.)
 type deduper struct {
-	f       filter
-	v       *variant
-	w       io.Writer
-	buf     []byte              // accepted lines not yet written, each ending in '\n'
-	pending map[string]struct{} // the lines in buf
-	err     error               // the first write or record error; sticky
+	f   filter
+	v   *variant
+	w   io.Writer
+	buf []byte // accepted lines not yet written, each ending in '\n'
+	// pending finds a line in buf by its 64-bit hash: the offset of the
+	// first line with that hash; collided holds, exactly, the rare lines
+	// whose hash an other line in buf has.
+	pending  map[uint64]int
+	collided map[string]struct{}
+	hash     func([]byte) uint64 // xxh3; a test makes every line collide
+	err      error               // the first write or record error; sticky
 }
 
 func newDeduper(f filter, v *variant, w io.Writer) *deduper {
-	return &deduper{f: f, v: v, w: w, buf: make([]byte, 0, dedupBatch), pending: map[string]struct{}{}}
+	return &deduper{f: f, v: v, w: w, buf: make([]byte, 0, dedupBatch),
+		pending: map[uint64]int{}, collided: map[string]struct{}{}, hash: xxh3.Hash}
 }
 
 // line accepts line unless the filter or the pending batch has it.
@@ -660,15 +668,28 @@ func (d *deduper) line(line []byte) error {
 	if d.f.Contains(line) {
 		return nil
 	}
-	if _, ok := d.pending[string(line)]; ok {
-		return nil
+	h := d.hash(line)
+	off, hashed := d.pending[h]
+	if hashed {
+		end := off + bytes.IndexByte(d.buf[off:], '\n')
+		if bytes.Equal(d.buf[off:end], line) {
+			return nil
+		}
+		if _, ok := d.collided[string(line)]; ok {
+			return nil
+		}
 	}
 	if len(d.buf) > 0 && len(d.buf)+len(line)+1 > dedupBatch {
 		if err := d.flush(); err != nil {
 			return err
 		}
+		hashed = false // the batch is empty now
 	}
-	d.pending[string(line)] = struct{}{}
+	if hashed {
+		d.collided[string(line)] = struct{}{}
+	} else {
+		d.pending[h] = len(d.buf)
+	}
 	d.buf = append(append(d.buf, line...), '\n')
 	return nil
 }
@@ -693,5 +714,6 @@ func (d *deduper) flush() error {
 	}
 	d.buf = d.buf[:0]
 	clear(d.pending)
+	clear(d.collided)
 	return nil
 }

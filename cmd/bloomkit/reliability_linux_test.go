@@ -511,7 +511,7 @@ func TestDamagedFileIsNeverAnsweredSilently(t *testing.T) {
 
 // TestDedupPrintsAsItReads: dedup on a pipe that pauses (tail -f log |
 // bloomkit dedup -state seen.bloom) prints the new lines it has read when
-// the input pauses, not only when 256 KiB have gathered or the input ends:
+// the input pauses, not only when 64 KiB have gathered or the input ends:
 // a signal or a kill then loses nothing that was shown, and the state
 // records the lines soon after.
 func TestDedupPrintsAsItReads(t *testing.T) {
