@@ -21,8 +21,9 @@ import (
 	"syscall"
 )
 
-// command is one subcommand: its flags are defined by setup on fs, and run
-// gets the arguments left after the flags.
+// command is one subcommand: its flags are defined on fs by setupIO (or
+// setup), which returns the function run calls with the arguments left
+// after the flags.
 type command struct {
 	summary string
 	usage   string // arguments after the flags
