@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
-	"os"
 	"sort"
 	"text/tabwriter"
 	"time"
@@ -13,11 +12,11 @@ import (
 func init() {
 	commands["bench"] = command{
 		summary: "compare the filter variants on generated keys: speed, bits per key, measured rate",
-		setup:   benchCommand,
+		setupIO: benchCommand,
 	}
 }
 
-func benchCommand(fs *flag.FlagSet) func([]string) error {
+func benchCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	n := countFlag{n: 1_000_000}
 	fs.Var(&n, "n", "keys to add (forms like 1e6)")
 	p := fs.Float64("p", 0.01, "target false-positive rate, in (0,1)")
@@ -38,7 +37,7 @@ func benchCommand(fs *flag.FlagSet) func([]string) error {
 			names = append(names, name)
 		}
 		sort.Strings(names)
-		w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+		w := tabwriter.NewWriter(std.out, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(w, "variant\tbits/key\tadd ns/key\thit ns/key\tmiss ns/key\tmeasured p\tx target\t\n")
 		for _, name := range names {
 			r, err := benchVariant(variants[name], n.n, *p, trials.n)

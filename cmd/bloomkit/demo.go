@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,7 +13,7 @@ import (
 	"github.com/bloomkit/bloomkit/standard"
 )
 
-func demoCommand(fs *flag.FlagSet) func([]string) error {
+func demoCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	n := fs.Uint64("n", 1_000_000, "number of generated keys to add")
 	p := fs.Float64("p", 0.01, "target false-positive rate, in (0,1)")
 	trials := fs.Uint64("trials", 1_000_000, "absent keys to query for the measured false-positive rate")
@@ -21,7 +22,7 @@ func demoCommand(fs *flag.FlagSet) func([]string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("unexpected arguments %q", args)
 		}
-		return demo(os.Stdout, *n, *p, *trials, *dir)
+		return demo(std.out, *n, *p, *trials, *dir)
 	}
 }
 
@@ -30,7 +31,7 @@ func demoKey(buf []byte, set string, i uint64) []byte {
 	return strconv.AppendUint(append(buf[:0], set...), i, 10)
 }
 
-func demo(w *os.File, n uint64, p float64, trials uint64, dir string) error {
+func demo(w io.Writer, n uint64, p float64, trials uint64, dir string) error {
 	if trials == 0 {
 		return fmt.Errorf("-trials must be at least 1")
 	}

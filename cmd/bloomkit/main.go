@@ -6,7 +6,9 @@
 //
 // Run "bloomkit help" for the commands and "bloomkit <command> -h" for the
 // flags of one. Errors print one line naming the problem and exit with
-// status 2.
+// status 2. SIGINT and SIGTERM stop build, add, remove, union and dedup
+// cleanly (no temporary file left, state files closed) with status 130 and
+// 143.
 package main
 
 import (
@@ -16,14 +18,37 @@ import (
 	"io"
 	"os"
 	"sort"
+	"syscall"
 )
 
-// command is one subcommand: its flags are defined by setup on fs, and run
-// gets the arguments left after the flags.
+// command is one subcommand: its flags are defined on fs by setupIO (or
+// setup), which returns the function run calls with the arguments left
+// after the flags.
 type command struct {
 	summary string
 	usage   string // arguments after the flags
-	setup   func(fs *flag.FlagSet) func(args []string) error
+	// setupIO is setup for a command that reads and prints through the
+	// streams run is given (std); it is used when set.
+	setupIO func(fs *flag.FlagSet, std stdio) func(args []string) error
+	// setup is for a command that prints to os.Stdout itself.
+	setup func(fs *flag.FlagSet) func(args []string) error
+	// signals: run catches SIGINT, SIGTERM and SIGPIPE while the command
+	// runs, and the command stops cleanly on them (see signals.go).
+	signals bool
+}
+
+// stdio are the streams a command reads keys from and prints to.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// define defines c's flags on fs and returns the function that runs it.
+func (c command) define(fs *flag.FlagSet, std stdio) func(args []string) error {
+	if c.setupIO != nil {
+		return c.setupIO(fs, std)
+	}
+	return c.setup(fs)
 }
 
 // Commands are registered by the files that define them (init functions).
@@ -31,7 +56,7 @@ type command struct {
 var commands = map[string]command{
 	"demo": {
 		summary: "build, map and measure a filter of generated keys (no input needed)",
-		setup:   demoCommand,
+		setupIO: demoCommand,
 	},
 }
 
@@ -45,11 +70,17 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	return runWith(args, stdio{os.Stdin, stdout, stderr})
+}
+
+// runWith runs the command args name with std and returns the exit status.
+func runWith(args []string, std stdio) int {
+	stdout, stderr := std.out, std.err
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
 				fs := newFlagSet(args[1], c, stderr)
-				c.setup(fs)
+				c.define(fs, std)
 				fs.SetOutput(stdout)
 				fs.Usage()
 				return 0
@@ -68,7 +99,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	fs := newFlagSet(args[0], c, stderr)
-	exec := c.setup(fs)
+	exec := c.define(fs, std)
 	fs.SetOutput(io.Discard) // a flag error is reported below, in one line
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -79,10 +110,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bloomkit %s: %v (see 'bloomkit %s -h')\n", args[0], err, args[0])
 		return 2
 	}
+	if c.signals {
+		defer catchSignals()()
+	}
 	if err := exec(fs.Args()); err != nil {
 		var e exitError
 		if errors.As(err, &e) {
 			return e.code
+		}
+		var sig interruptedError
+		if errors.As(err, &sig) {
+			fmt.Fprintf(stderr, "bloomkit %s: %v\n", args[0], sig)
+			return sig.exitCode()
+		}
+		if c.signals && errors.Is(err, syscall.EPIPE) {
+			return 128 + int(syscall.SIGPIPE) // stdout was closed: quiet, as the default action
 		}
 		fmt.Fprintf(stderr, "bloomkit %s: %v\n", args[0], err)
 		return 2
@@ -94,6 +136,12 @@ func newFlagSet(name string, c command, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
+		flags := 0
+		fs.VisitAll(func(*flag.Flag) { flags++ })
+		if flags == 0 {
+			fmt.Fprintf(fs.Output(), "usage: bloomkit %s %s\n\n%s\n\n(no flags)\n", name, c.usage, c.summary)
+			return
+		}
 		fmt.Fprintf(fs.Output(), "usage: bloomkit %s [flags] %s\n\n%s\n\nflags:\n", name, c.usage, c.summary)
 		fs.PrintDefaults()
 	}

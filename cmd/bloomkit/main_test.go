@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +19,10 @@ import (
 var bloomkitBin string // the built command, shared by every test
 
 func TestMain(m *testing.M) {
+	if bin := os.Getenv("BLOOMKIT_CLI_BIN"); bin != "" { // a child run by a test
+		bloomkitBin = bin
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "bloomkit-cli-test-")
 	if err != nil {
 		panic(err)
@@ -52,6 +57,17 @@ func bk(t *testing.T, dir, stdin string, args ...string) result {
 		require.NoError(t, err)
 	}
 	return r
+}
+
+// bkIn is bk run in this process (runWith, in dir, with stdin): for
+// commands whose signals and process exit do not matter, so that go test
+// -race sees their code.
+func bkIn(t *testing.T, dir, stdin string, args ...string) result {
+	t.Helper()
+	t.Chdir(dir)
+	var o, e bytes.Buffer
+	code := runWith(args, stdio{strings.NewReader(stdin), &o, &e})
+	return result{stdout: o.String(), stderr: e.String(), code: code}
 }
 
 // ok asserts exit 0 and returns stdout.
@@ -104,7 +120,7 @@ func TestDemo(t *testing.T) {
 
 func TestCreateAddTestInfoVerify(t *testing.T) {
 	dir := t.TempDir()
-	bk(t, dir, "", "create", "-n", "1e4", "-p", "0.001", "f.bloom").ok(t)
+	bkIn(t, dir, "", "create", "-n", "1e4", "-p", "0.001", "f.bloom").ok(t)
 	// Keys from a plain file, a gzip file (CRLF, blank lines) and stdin.
 	writeFile(t, filepath.Join(dir, "a.txt"), keyLines("a", 3000))
 	var gz bytes.Buffer
@@ -112,36 +128,36 @@ func TestCreateAddTestInfoVerify(t *testing.T) {
 	zw.Write([]byte(strings.ReplaceAll(keyLines("b", 3000), "\n", "\r\n") + "\r\n\n"))
 	zw.Close()
 	writeFile(t, filepath.Join(dir, "b.txt.gz"), gz.String())
-	out := bk(t, dir, "", "add", "f.bloom", "a.txt", "b.txt.gz").ok(t)
+	out := bkIn(t, dir, "", "add", "f.bloom", "a.txt", "b.txt.gz").ok(t)
 	m := regexp.MustCompile(`^6000 keys read, (\d+) new\n$`).FindStringSubmatch(out)
 	require.NotNil(t, m, out)
 	fresh, _ := strconv.Atoi(m[1])
 	require.GreaterOrEqual(t, fresh, 5990, "at most a few false positives at insert (p = 0.001)")
-	out = bk(t, dir, keyLines("c", 100), "add", "f.bloom").ok(t)
+	out = bkIn(t, dir, keyLines("c", 100), "add", "f.bloom").ok(t)
 	require.Regexp(t, `^100 keys read, \d+ new\n$`, out)
 
-	out = bk(t, dir, "", "test", "f.bloom", "a1", "b2999", "c99", "zzz").ok(t)
+	out = bkIn(t, dir, "", "test", "f.bloom", "a1", "b2999", "c99", "zzz").ok(t)
 	require.Equal(t, "a1\tpresent\nb2999\tpresent\nc99\tpresent\nzzz\tabsent\n", out)
-	require.Equal(t, "zzz\tabsent\n", bk(t, dir, "", "test", "-absent", "f.bloom", "a1", "zzz").ok(t))
-	require.Equal(t, "a1\tpresent\n", bk(t, dir, "", "test", "-present", "f.bloom", "a1", "zzz").ok(t))
-	r := bk(t, dir, "nope\nnever\n", "test", "f.bloom")
+	require.Equal(t, "zzz\n", bkIn(t, dir, "", "test", "-absent", "f.bloom", "a1", "zzz").ok(t))
+	require.Equal(t, "a1\n", bkIn(t, dir, "", "test", "-present", "f.bloom", "a1", "zzz").ok(t))
+	r := bkIn(t, dir, "nope\nnever\n", "test", "f.bloom")
 	require.Equal(t, 1, r.code, "none present: exit 1, like grep")
 	require.Equal(t, "nope\tabsent\nnever\tabsent\n", r.stdout)
-	require.Equal(t, 0, bk(t, dir, "x\na5\n", "test", "-q", "f.bloom").code)
+	require.Equal(t, 0, bkIn(t, dir, "x\na5\n", "test", "-q", "f.bloom").code)
 
-	info := bk(t, dir, "", "info", "f.bloom").ok(t)
+	info := bkIn(t, dir, "", "info", "f.bloom").ok(t)
 	for _, want := range []string{"variant        standard", "k = 10", "capacity       10000 keys at target p = 0.001",
 		"checksum       current", "size on disk   "} {
 		require.Contains(t, info, want)
 	}
 	require.Regexp(t, `added          6\d\d\d \(estimated from the fill: 6\d\d\d\)`, info)
-	require.Equal(t, "f.bloom: ok\n", bk(t, dir, "", "verify", "f.bloom").ok(t))
+	require.Equal(t, "f.bloom: ok\n", bkIn(t, dir, "", "verify", "f.bloom").ok(t))
 
 	// A flipped payload bit: verify fails, naming the file.
 	b, _ := os.ReadFile(filepath.Join(dir, "f.bloom"))
 	b[9000] ^= 1
 	writeFile(t, filepath.Join(dir, "bad.bloom"), string(b))
-	bk(t, dir, "", "verify", "bad.bloom").fails(t, "bad.bloom", "payload checksum mismatch")
+	bkIn(t, dir, "", "verify", "bad.bloom").fails(t, "bad.bloom", "payload checksum mismatch")
 }
 
 func TestBuildPublishesAtomically(t *testing.T) {
@@ -172,42 +188,42 @@ func TestUnion(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "a.txt"), keyLines("a", 1000))
 	writeFile(t, filepath.Join(dir, "b.txt"), keyLines("b", 1000))
-	bk(t, dir, "", "build", "-n", "5000", "-o", "a.bloom", "a.txt").ok(t)
-	bk(t, dir, "", "build", "-n", "5000", "-o", "b.bloom", "b.txt").ok(t)
-	bk(t, dir, "", "union", "-o", "u.bloom", "a.bloom", "b.bloom").ok(t)
-	require.Equal(t, "a999\tpresent\nb0\tpresent\n", bk(t, dir, "", "test", "u.bloom", "a999", "b0").ok(t))
-	require.Equal(t, "u.bloom: ok\n", bk(t, dir, "", "verify", "u.bloom").ok(t))
-	require.Equal(t, 1, bk(t, dir, "", "test", "-q", "a.bloom", "b0").code, "inputs unchanged")
+	bkIn(t, dir, "", "build", "-n", "5000", "-o", "a.bloom", "a.txt").ok(t)
+	bkIn(t, dir, "", "build", "-n", "5000", "-o", "b.bloom", "b.txt").ok(t)
+	bkIn(t, dir, "", "union", "-o", "u.bloom", "a.bloom", "b.bloom").ok(t)
+	require.Equal(t, "a999\tpresent\nb0\tpresent\n", bkIn(t, dir, "", "test", "u.bloom", "a999", "b0").ok(t))
+	require.Equal(t, "u.bloom: ok\n", bkIn(t, dir, "", "verify", "u.bloom").ok(t))
+	require.Equal(t, 1, bkIn(t, dir, "", "test", "-q", "a.bloom", "b0").code, "inputs unchanged")
 
-	bk(t, dir, "", "build", "-n", "9000", "-o", "c.bloom", "a.txt").ok(t)
-	bk(t, dir, "", "union", "-o", "x.bloom", "a.bloom", "c.bloom").fails(t, "c.bloom", "equal geometry")
-	bk(t, dir, "", "union", "-o", "x.bloom", "a.bloom").fails(t, "two")
+	bkIn(t, dir, "", "build", "-n", "9000", "-o", "c.bloom", "a.txt").ok(t)
+	bkIn(t, dir, "", "union", "-o", "x.bloom", "a.bloom", "c.bloom").fails(t, "c.bloom", "equal geometry")
+	bkIn(t, dir, "", "union", "-o", "x.bloom", "a.bloom").fails(t, "two")
 	_, err := os.Stat(filepath.Join(dir, "x.bloom"))
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
 
 func TestDedupKeepsStateAcrossRuns(t *testing.T) {
 	dir := t.TempDir()
-	out := bk(t, dir, "x\ny\nx\r\n\nz\ny\n", "dedup", "-state", "seen.bloom", "-n", "1000").ok(t)
+	out := bkIn(t, dir, "x\ny\nx\r\n\nz\ny\n", "dedup", "-state", "seen.bloom", "-n", "1000").ok(t)
 	require.Equal(t, "x\ny\nz\n", out)
-	out = bk(t, dir, "z\nw\nx\n", "dedup", "-state", "seen.bloom").ok(t)
+	out = bkIn(t, dir, "z\nw\nx\n", "dedup", "-state", "seen.bloom").ok(t)
 	require.Equal(t, "w\n", out, "lines seen in the earlier run are dropped")
-	out = bk(t, dir, "q\nq\n", "dedup").ok(t)
+	out = bkIn(t, dir, "q\nq\n", "dedup").ok(t)
 	require.Equal(t, "q\n", out, "without state")
 }
 
 func TestRemove(t *testing.T) {
 	dir := t.TempDir()
-	bk(t, dir, "", "create", "-variant", "counting", "-n", "1000", "c.bloom").ok(t)
-	bk(t, dir, "a\nb\nc\n", "add", "c.bloom").ok(t)
-	require.Equal(t, "1 removed, 1 definitely absent (unchanged)\n", bk(t, dir, "", "remove", "c.bloom", "b", "zz").ok(t))
-	require.Equal(t, "a\tpresent\nb\tabsent\n", bk(t, dir, "", "test", "c.bloom", "a", "b").ok(t))
-	require.Equal(t, "2 removed, 0 definitely absent (unchanged)\n", bk(t, dir, "a\nc\n", "remove", "c.bloom").ok(t))
-	require.Equal(t, 1, bk(t, dir, "", "test", "-q", "c.bloom", "a", "b", "c").code)
-	require.Contains(t, bk(t, dir, "", "info", "c.bloom").ok(t), "4-bit counters")
+	bkIn(t, dir, "", "create", "-variant", "counting", "-n", "1000", "c.bloom").ok(t)
+	bkIn(t, dir, "a\nb\nc\n", "add", "c.bloom").ok(t)
+	require.Equal(t, "1 removed, 1 definitely absent (unchanged)\n", bkIn(t, dir, "", "remove", "c.bloom", "b", "zz").ok(t))
+	require.Equal(t, "a\tpresent\nb\tabsent\n", bkIn(t, dir, "", "test", "c.bloom", "a", "b").ok(t))
+	require.Equal(t, "2 removed, 0 definitely absent (unchanged)\n", bkIn(t, dir, "a\nc\n", "remove", "c.bloom").ok(t))
+	require.Equal(t, 1, bkIn(t, dir, "", "test", "-q", "c.bloom", "a", "b", "c").code)
+	require.Contains(t, bkIn(t, dir, "", "info", "c.bloom").ok(t), "4-bit counters")
 
-	bk(t, dir, "", "create", "-n", "100", "s.bloom").ok(t)
-	bk(t, dir, "", "remove", "s.bloom", "k").fails(t, "s.bloom", "only counting filters")
+	bkIn(t, dir, "", "create", "-n", "100", "s.bloom").ok(t)
+	bkIn(t, dir, "", "remove", "s.bloom", "k").fails(t, "s.bloom", "only counting filters")
 }
 
 func TestCommonIsExact(t *testing.T) {
@@ -255,7 +271,7 @@ func TestBench(t *testing.T) {
 // TestErrorPaths: every bad input is one line on stderr, exit 2.
 func TestErrorPaths(t *testing.T) {
 	dir := t.TempDir()
-	bk(t, dir, "", "create", "-n", "1000", "good.bloom").ok(t)
+	bkIn(t, dir, "", "create", "-n", "1000", "good.bloom").ok(t)
 	good, _ := os.ReadFile(filepath.Join(dir, "good.bloom"))
 	writeFile(t, filepath.Join(dir, "trunc.bloom"), string(good[:len(good)-10]))
 	writeFile(t, filepath.Join(dir, "foreign.bloom"), "this is not a filter file, just some text long enough")
@@ -264,7 +280,7 @@ func TestErrorPaths(t *testing.T) {
 	hdr[4096+40] ^= 1
 	writeFile(t, filepath.Join(dir, "hdr.bloom"), string(hdr))
 	writeFile(t, filepath.Join(dir, "long.txt"), strings.Repeat("x", 100)+"\n")
-	bk(t, dir, "", "create", "-variant", "partitioned", "-n", "1000", "part.bloom").ok(t)
+	bkIn(t, dir, "", "create", "-variant", "partitioned", "-n", "1000", "part.bloom").ok(t)
 
 	for _, c := range []struct {
 		args []string
@@ -299,13 +315,74 @@ func TestErrorPaths(t *testing.T) {
 		{[]string{"union", "-o", "u.bloom", "good.bloom", "part.bloom"}, []string{"part.bloom"}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			bk(t, dir, "", c.args...).fails(t, c.want...)
+			bkIn(t, dir, "", c.args...).fails(t, c.want...)
 		})
 	}
-	r := bk(t, dir, "")
+	r := bkIn(t, dir, "")
 	require.Equal(t, 2, r.code)
 	require.Contains(t, r.stderr, "usage")
-	require.Contains(t, bk(t, dir, "", "help").ok(t), "common")
-	require.Contains(t, bk(t, dir, "", "help", "common").ok(t), "-mem")
-	require.Contains(t, bk(t, dir, "", "add", "-h").ok(t), "-max-line")
+	require.Contains(t, bkIn(t, dir, "", "help").ok(t), "common")
+	require.Contains(t, bkIn(t, dir, "", "help", "common").ok(t), "-mem")
+	require.Contains(t, bkIn(t, dir, "", "add", "-h").ok(t), "-max-line")
+}
+
+// TestCLIConventions: issue 15, point 6. test -present/-absent print bare
+// keys and exit like grep; every command's -h prints a usage; build and
+// union refuse -o - instead of writing a file named "-".
+func TestCLIConventions(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "keys.txt"), keyLines("k", 100))
+	bkIn(t, dir, "", "build", "-o", "f.bloom", "keys.txt").ok(t)
+
+	// The README's recipe: rejected keys, bare, into a file.
+	r := bkIn(t, dir, "k1\nnope\nk2\nnever\n", "test", "-absent", "f.bloom")
+	require.Equal(t, 0, r.code, "something selected")
+	require.Equal(t, "nope\nnever\n", r.stdout)
+	r = bkIn(t, dir, "k1\nk2\n", "test", "-absent", "f.bloom")
+	require.Equal(t, 1, r.code, "nothing selected")
+	require.Empty(t, r.stdout)
+	r = bkIn(t, dir, "k1\nnope\n", "test", "-present", "f.bloom")
+	require.Equal(t, 0, r.code)
+	require.Equal(t, "k1\n", r.stdout)
+	r = bkIn(t, dir, "nope\n", "test", "-present", "f.bloom")
+	require.Equal(t, 1, r.code)
+	require.Empty(t, r.stdout)
+	require.Equal(t, 0, bkIn(t, dir, "", "test", "-absent", "-q", "f.bloom", "k1", "nope").code)
+	require.Equal(t, 1, bkIn(t, dir, "", "test", "-absent", "-q", "f.bloom", "k1").code)
+	bkIn(t, dir, "", "test", "-absent", "missing.bloom", "k1").fails(t, "missing.bloom")
+
+	for name := range commands {
+		for _, h := range [][]string{{name, "-h"}, {"help", name}} {
+			out := bkIn(t, dir, "", h...).ok(t)
+			require.Contains(t, out, "usage: bloomkit "+name)
+			require.Contains(t, out, commands[name].summary)
+			require.False(t, strings.HasSuffix(out, "flags:\n"), "%v: an empty flags section", h)
+		}
+	}
+
+	bkIn(t, dir, "", "build", "-o", "-", "keys.txt").fails(t, "-o -", "give a path")
+	bkIn(t, dir, "", "union", "-o", "-", "f.bloom", "f.bloom").fails(t, "-o -", "give a path")
+	require.Equal(t, []string{"f.bloom", "keys.txt"}, dirNames(t, dir))
+}
+
+// dirNames lists dir's entries.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	return names
+}
+
+// bigKeys is about size bytes of distinct keys, one per line.
+func bigKeys(prefix string, size int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "%s%08d\n", prefix, i)
+	}
+	return b.String()
 }

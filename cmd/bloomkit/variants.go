@@ -44,6 +44,9 @@ type variant struct {
 	// union adds src into dst; both of this variant. nil for variants that
 	// cannot be merged.
 	union func(dst, src filter) error
+	// tryAdd adds a key, or returns why it could not (a scalable filter
+	// that cannot grow); the others never fail.
+	tryAdd func(f filter, key []byte) (bool, error)
 	// remove deletes a key; nil for variants that cannot.
 	remove func(f filter, key []byte) bool
 }
@@ -118,6 +121,7 @@ func variantOf[F filter, O any](name string, tag mmapstore.Variant,
 			return open(path)
 		},
 		publish: func(f filter) error { return publish(f.(F)) },
+		tryAdd:  func(f filter, key []byte) (bool, error) { return f.Add(key), nil },
 	}
 	if union != nil {
 		v.union = func(dst, src filter) error { return union(dst.(F), src.(F)) }
@@ -139,7 +143,11 @@ func init() {
 
 	// Scalable filters grow stage by stage; their stages differ from file to
 	// file, so there is no union.
-	register(variantOf("scalable", mmapstore.Scalable, scalable.New, scalable.Create, scalable.CreateTemp,
+	// A scalable filter that cannot grow (a full disk) refuses keys rather
+	// than overfill its last stage: the tool reports it.
+	s := variantOf("scalable", mmapstore.Scalable, scalable.New, scalable.Create, scalable.CreateTemp,
 		func(path string) (*scalable.Filter, error) { return scalable.Open(path) }, scalable.OpenReadOnly,
-		(*scalable.Filter).Publish, nil))
+		(*scalable.Filter).Publish, nil)
+	s.tryAdd = func(f filter, key []byte) (bool, error) { return f.(*scalable.Filter).TryAdd(key) }
+	register(s)
 }
