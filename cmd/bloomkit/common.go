@@ -18,6 +18,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/partitioned"
 )
 
@@ -67,6 +68,9 @@ func commonCommand(fs *flag.FlagSet) func([]string) error {
 		return err
 	}
 }
+
+// sink keeps the loads of lineTable.warm.
+var sink uint64
 
 // commonInput is one of the files.
 type commonInput struct {
@@ -197,14 +201,14 @@ func (j *commonJob) reserve() uint64 { return min(8<<20, j.budget/4) }
 func (j *commonJob) work() uint64 { return j.budget - j.reserve() }
 
 // read streams every line of in through consume, counting the pass.
-func (j *commonJob) read(in *commonInput, label string, consume func(*lineBatch) error) error {
+func (j *commonJob) read(in *commonInput, label string, keep func(bloomkit.Digest) bool, consume func(*lineBatch) error) error {
 	in.passes++
 	src := newLineSource([]string{in.name}, j.maxLine, "common: "+label)
 	src.progress = j.progress
 	var lines uint64
 	err := stream(j.ctx, func(add func([]byte, uint64) error) error {
 		return src.each(func(line []byte) error { lines++; return add(line, 0) })
-	}, consume)
+	}, keep, consume)
 	if err != nil {
 		return err
 	}
@@ -230,8 +234,11 @@ func (j *commonJob) inMemory(small *commonInput, counted []*commonInput, last *c
 	j.logf("in memory: the table of %s takes about %d bytes of %d", small.name, small.tableNeed(), j.work())
 	var t lineTable
 	t.reset(uint64(small.estLines()*1.1)+16, uint64(small.size))
-	if err := j.read(small, "reading "+small.name, func(b *lineBatch) error {
+	if err := j.read(small, "reading "+small.name, nil, func(b *lineBatch) error {
 		for i := range b.len() {
+			if i%warmChunk == 0 {
+				sink += t.warm(b.ds[i:min(i+warmChunk, b.len())])
+			}
 			t.add(b.ds[i].H1, b.line(i))
 		}
 		return nil
@@ -242,8 +249,11 @@ func (j *commonJob) inMemory(small *commonInput, counted []*commonInput, last *c
 		if in == small {
 			continue
 		}
-		if err := j.read(in, "counting "+in.name, func(b *lineBatch) error {
+		if err := j.read(in, "counting "+in.name, nil, func(b *lineBatch) error {
 			for i := range b.len() {
+				if i%warmChunk == 0 {
+					sink += t.warm(b.ds[i:min(i+warmChunk, b.len())])
+				}
 				t.seen(b.ds[i].H1, b.line(i))
 			}
 			return nil
@@ -252,8 +262,11 @@ func (j *commonJob) inMemory(small *commonInput, counted []*commonInput, last *c
 		}
 		t.endInput()
 	}
-	return j.read(last, "printing from "+last.name, func(b *lineBatch) error {
+	return j.read(last, "printing from "+last.name, nil, func(b *lineBatch) error {
 		for i := range b.len() {
+			if i%warmChunk == 0 {
+				sink += t.warm(b.ds[i:min(i+warmChunk, b.len())])
+			}
 			if t.take(b.ds[i].H1, b.line(i)) {
 				if err := j.print(b.line(i)); err != nil {
 					return err
@@ -288,13 +301,15 @@ func (j *commonJob) removeTemp() {
 // newFilter returns a blocked Bloom filter of at most maxBytes for about n
 // keys (n < 0: unknown).
 func newFilter(maxBytes uint64, n float64) (*partitioned.Filter, error) {
+	// Up to 12 bits and 6 probes a key: a rate near 1% in the blocked
+	// layout; more probes cost more time than the few lines they drop.
 	m := max(maxBytes*8, partitioned.BlockBits)
 	if n >= 0 {
-		m = min(m, uint64(n*16)+partitioned.BlockBits)
+		m = min(m, uint64(n*12)+partitioned.BlockBits)
 	} else {
 		n = float64(m) / 10
 	}
-	k := uint32(max(1, min(12, math.Round(float64(m)/math.Max(n, 1)*math.Ln2))))
+	k := uint32(max(1, min(6, math.Round(float64(m)/math.Max(n, 1)*math.Ln2))))
 	return partitioned.NewWithSize(m, k)
 }
 
@@ -354,12 +369,13 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 			}
 		}
 		var kept uint64
-		err = j.read(in, "filtering "+in.name, func(b *lineBatch) error {
+		var keep func(bloomkit.Digest) bool
+		if prev != nil {
+			keep = prev.ContainsDigest
+		}
+		err = j.read(in, "filtering "+in.name, keep, func(b *lineBatch) error {
 			for i := range b.len() {
 				d := b.ds[i]
-				if prev != nil && !prev.ContainsDigest(d) {
-					continue
-				}
 				kept++
 				cur.AddDigest(d)
 				if in.parts != nil {
@@ -391,14 +407,22 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 	if last.parts, err = newPartSet(dir, "last", p, true, bufLen); err != nil {
 		return err
 	}
+	// The filter of the survivors shrinks the other inputs by the share of
+	// their lines absent from the last file. When most of the last file
+	// survives, most of their lines would pass too: the filter costs more
+	// time than it saves I/O, and is dropped (decided on the first 64Ki
+	// lines, and again at the end).
+	useLast := true
 	var survivors uint64
-	err = j.read(last, "partitioning "+last.name, func(b *lineBatch) error {
+	err = j.read(last, "partitioning "+last.name, prev.ContainsDigest, func(b *lineBatch) error {
+		if useLast && b.read >= 1<<16 && survivors*10 > b.read*7 {
+			useLast, fLast = false, nil
+		}
 		for i := range b.len() {
 			d := b.ds[i]
-			if !prev.ContainsDigest(d) {
-				continue
+			if useLast {
+				fLast.AddDigest(d)
 			}
-			fLast.AddDigest(d)
 			if err := last.parts.write(partOf(d, p), survivors, b.line(i)); err != nil {
 				return err
 			}
@@ -417,6 +441,15 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 	if survivors == 0 {
 		return nil
 	}
+	if useLast && survivors*10 > last.lines*7 {
+		useLast, fLast = false, nil
+	}
+	var keepLast func(bloomkit.Digest) bool
+	if useLast {
+		keepLast = fLast.ContainsDigest
+	} else {
+		j.logf("most of %s survived: the other inputs are partitioned without its filter", last.name)
+	}
 
 	// Pass 3: the inputs that can be read again, reduced by the last
 	// file's survivors.
@@ -427,13 +460,10 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 		if in.parts, err = newPartSet(dir, fmt.Sprintf("in%d", i), p, false, bufLen); err != nil {
 			return err
 		}
-		err = j.read(in, "partitioning "+in.name, func(b *lineBatch) error {
+		err = j.read(in, "partitioning "+in.name, keepLast, func(b *lineBatch) error {
 			for i := range b.len() {
-				d := b.ds[i]
-				if fLast.ContainsDigest(d) {
-					if err := in.parts.write(partOf(d, p), 0, b.line(i)); err != nil {
-						return err
-					}
+				if err := in.parts.write(partOf(b.ds[i], p), 0, b.line(i)); err != nil {
+					return err
 				}
 			}
 			return nil
@@ -446,7 +476,7 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 		}
 		j.logf("pass over %s: %d lines partitioned (%d bytes)", in.name, r, n)
 	}
-	fLast = nil
+	fLast, keepLast = nil, nil
 	runtime.GC()
 	debug.FreeOSMemory()
 
@@ -498,12 +528,15 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 	readParts := func(in *commonInput, g group, consume func(*lineBatch) error) error {
 		return stream(j.ctx, func(add func([]byte, uint64) error) error {
 			return in.parts.each(g.from, g.to, 256<<10, bar, add)
-		}, consume)
+		}, nil, consume)
 	}
 	for _, g := range groups {
 		t.reset(g.n, g.b)
 		if err := readParts(g.build, g, func(b *lineBatch) error {
 			for i := range b.len() {
+				if i%warmChunk == 0 {
+					sink += t.warm(b.ds[i:min(i+warmChunk, b.len())])
+				}
 				t.add(b.ds[i].H1, b.line(i))
 			}
 			return nil
@@ -526,6 +559,9 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 		}
 		if err := readParts(last, g, func(b *lineBatch) error {
 			for i := range b.len() {
+				if i%warmChunk == 0 {
+					sink += t.warm(b.ds[i:min(i+warmChunk, b.len())])
+				}
 				if t.take(b.ds[i].H1, b.line(i)) {
 					s := b.seqs[i]
 					confirmed[s/64] |= 1 << (s % 64)

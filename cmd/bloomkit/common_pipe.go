@@ -19,6 +19,7 @@ type lineBatch struct {
 	ends []int  // line i is buf[ends[i-1]:ends[i]]
 	seqs []uint64
 	ds   []bloomkit.Digest
+	read uint64 // lines the source had given when this batch was sent, these included
 }
 
 const (
@@ -48,22 +49,40 @@ func (b *lineBatch) line(i int) []byte {
 	return b.buf[start:b.ends[i]]
 }
 
-func (b *lineBatch) hash() {
-	for i := range b.ends {
-		b.ds = append(b.ds, bloomkit.Hash(b.line(i), commonSeed))
+// hash computes the digests and, when keep is not nil, drops the lines it
+// rejects (keeping their order).
+func (b *lineBatch) hash(keep func(bloomkit.Digest) bool) {
+	if keep == nil {
+		for i := range b.ends {
+			b.ds = append(b.ds, bloomkit.Hash(b.line(i), commonSeed))
+		}
+		return
 	}
+	w, start, wEnd := 0, 0, 0
+	for i, end := range b.ends {
+		d := bloomkit.Hash(b.buf[start:end], commonSeed)
+		if keep(d) {
+			wEnd += copy(b.buf[wEnd:], b.buf[start:end])
+			b.ends[w], b.seqs[w] = wEnd, b.seqs[i]
+			b.ds = append(b.ds, d)
+			w++
+		}
+		start = end
+	}
+	b.buf, b.ends, b.seqs = b.buf[:wEnd], b.ends[:w], b.seqs[:w]
 }
 
 var errStreamStopped = errors.New("common: stream stopped")
 
 // stream runs produce on a goroutine of its own, where the lines it adds are
-// batched and hashed, and calls consume with each batch on the calling
+// batched, hashed and (when keep is not nil) filtered by keep, and calls
+// consume with each batch on the calling
 // goroutine: reading, splitting and hashing one batch overlaps with probing
 // the one before. A few batches are in flight, so the memory stays fixed.
 // stream returns when produce has finished and every batch was consumed,
 // at the first error of either, or when ctx is done (without waiting for a
 // producer blocked in a read: it stops at its next batch).
-func stream(ctx context.Context, produce func(add func(line []byte, seq uint64) error) error, consume func(*lineBatch) error) error {
+func stream(ctx context.Context, produce func(add func(line []byte, seq uint64) error) error, keep func(bloomkit.Digest) bool, consume func(*lineBatch) error) error {
 	const depth = 3
 	full := make(chan *lineBatch, depth)
 	free := make(chan *lineBatch, depth+1)
@@ -75,8 +94,13 @@ func stream(ctx context.Context, produce func(add func(line []byte, seq uint64) 
 	go func() {
 		defer close(full)
 		b := new(lineBatch)
+		var read uint64
 		send := func() error {
-			b.hash()
+			b.read = read
+			if b.hash(keep); b.len() == 0 {
+				b.reset()
+				return nil
+			}
 			select {
 			case full <- b:
 			case <-stop:
@@ -91,6 +115,7 @@ func stream(ctx context.Context, produce func(add func(line []byte, seq uint64) 
 			}
 		}
 		err := produce(func(line []byte, seq uint64) error {
+			read++
 			b.add(line, seq)
 			if b.full() {
 				return send()
