@@ -355,11 +355,17 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 	})
 
 	// Pass 1: the chain of filters. Filter i holds the lines of input i
-	// that passed filter i-1: about the lines common to inputs 1..i.
+	// that passed filter i-1: about the lines common to inputs 1..i. With
+	// one input before the last there is one filter, which takes the whole
+	// budget; a longer chain holds two at a time.
 	var prev *partitioned.Filter
 	prevN := math.Inf(1)
+	filterMem := work
+	if len(order) > 1 {
+		filterMem = work / 2
+	}
 	for i, in := range order {
-		cur, err := newFilter(work/2, math.Min(in.estLines(), prevN))
+		cur, err := newFilter(filterMem, math.Min(in.estLines(), prevN))
 		if err != nil {
 			return err
 		}
@@ -398,32 +404,15 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 		prev, prevN = cur, float64(kept)
 	}
 
-	// Pass 2: the last file; its survivors are partitioned with their
-	// number, and make the filter that reduces the other inputs.
-	fLast, err := newFilter(work/2, math.Min(last.estLines(), prevN*1.05+1000))
-	if err != nil {
-		return err
-	}
+	// Pass 2: the last file; the lines that pass the chain (its
+	// survivors) are partitioned with their number.
 	if last.parts, err = newPartSet(dir, "last", p, true, bufLen); err != nil {
 		return err
 	}
-	// The filter of the survivors shrinks the other inputs by the share of
-	// their lines absent from the last file. When most of the last file
-	// survives, most of their lines would pass too: the filter costs more
-	// time than it saves I/O, and is dropped (decided on the first 64Ki
-	// lines, and again at the end).
-	useLast := true
 	var survivors uint64
 	err = j.read(last, "partitioning "+last.name, prev.ContainsDigest, func(b *lineBatch) error {
-		if useLast && b.read >= 1<<16 && survivors*10 > b.read*7 {
-			useLast, fLast = false, nil
-		}
 		for i := range b.len() {
-			d := b.ds[i]
-			if useLast {
-				fLast.AddDigest(d)
-			}
-			if err := last.parts.write(partOf(d, p), survivors, b.line(i)); err != nil {
+			if err := last.parts.write(partOf(b.ds[i], p), survivors, b.line(i)); err != nil {
 				return err
 			}
 			survivors++
@@ -441,14 +430,35 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 	if survivors == 0 {
 		return nil
 	}
-	if useLast && survivors*10 > last.lines*7 {
-		useLast, fLast = false, nil
-	}
+	runtime.GC()
+	debug.FreeOSMemory()
+
+	// The filter of the survivors, read back from their partitions in the
+	// whole budget, shrinks the inputs partitioned in pass 3 by the share
+	// of their lines absent from the last file. When most of the last file
+	// survived, most of their lines would pass too: it would cost more time
+	// than it saves I/O, and is not built.
 	var keepLast func(bloomkit.Digest) bool
-	if useLast {
+	regular := slices.ContainsFunc(order, func(in *commonInput) bool { return in.regular })
+	if regular && survivors*10 <= last.lines*7 {
+		fLast, err := newFilter(work, float64(survivors))
+		if err != nil {
+			return err
+		}
+		if err := stream(j.ctx, func(add func([]byte, uint64) error) error {
+			return last.parts.each(0, p, 256<<10, nil, add)
+		}, nil, func(b *lineBatch) error {
+			for i := range b.len() {
+				fLast.AddDigest(b.ds[i])
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
 		keepLast = fLast.ContainsDigest
-	} else {
-		j.logf("most of %s survived: the other inputs are partitioned without its filter", last.name)
+		j.logf("filter of the survivors: %d bits, k %d", fLast.Bits(), fLast.K())
+	} else if regular {
+		j.logf("most of %s survived: the other inputs are partitioned without a filter of it", last.name)
 	}
 
 	// Pass 3: the inputs that can be read again, reduced by the last
@@ -476,7 +486,7 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 		}
 		j.logf("pass over %s: %d lines partitioned (%d bytes)", in.name, r, n)
 	}
-	fLast, keepLast = nil, nil
+	keepLast = nil
 	runtime.GC()
 	debug.FreeOSMemory()
 

@@ -161,6 +161,9 @@ func TestCommonNFiles(t *testing.T) {
 					// The files do not fit: the partitioned join ran and
 					// read each input at most twice.
 					require.Contains(t, r.stderr, "grace:")
+					// Part of the last file survives: its filter reduces
+					// the others before they are partitioned.
+					require.Contains(t, r.stderr, "filter of the survivors")
 					for _, p := range paths {
 						require.Regexp(t, regexp.QuoteMeta(p)+` [12]×`, r.stderr)
 					}
