@@ -18,7 +18,6 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
-	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/partitioned"
 )
 
@@ -201,7 +200,7 @@ func (j *commonJob) reserve() uint64 { return min(8<<20, j.budget/4) }
 func (j *commonJob) work() uint64 { return j.budget - j.reserve() }
 
 // read streams every line of in through consume, counting the pass.
-func (j *commonJob) read(in *commonInput, label string, keep func(bloomkit.Digest) bool, consume func(*lineBatch) error) error {
+func (j *commonJob) read(in *commonInput, label string, keep filterFunc, consume func(*lineBatch) error) error {
 	in.passes++
 	src := newLineSource([]string{in.name}, j.maxLine, "common: "+label)
 	src.progress = j.progress
@@ -375,17 +374,16 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 			}
 		}
 		var kept uint64
-		var keep func(bloomkit.Digest) bool
+		var keep filterFunc
 		if prev != nil {
-			keep = prev.ContainsDigest
+			keep = prev.ContainsMany
 		}
 		err = j.read(in, "filtering "+in.name, keep, func(b *lineBatch) error {
-			for i := range b.len() {
-				d := b.ds[i]
-				kept++
-				cur.AddDigest(d)
-				if in.parts != nil {
-					if err := in.parts.write(partOf(d, p), 0, b.line(i)); err != nil {
+			kept += uint64(b.len())
+			cur.AddMany(b.keys())
+			if in.parts != nil {
+				for i := range b.len() {
+					if err := in.parts.write(partOf(b.ds[i], p), 0, b.line(i)); err != nil {
 						return err
 					}
 				}
@@ -410,7 +408,7 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 		return err
 	}
 	var survivors uint64
-	err = j.read(last, "partitioning "+last.name, prev.ContainsDigest, func(b *lineBatch) error {
+	err = j.read(last, "partitioning "+last.name, prev.ContainsMany, func(b *lineBatch) error {
 		for i := range b.len() {
 			if err := last.parts.write(partOf(b.ds[i], p), survivors, b.line(i)); err != nil {
 				return err
@@ -438,7 +436,7 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 	// of their lines absent from the last file. When most of the last file
 	// survived, most of their lines would pass too: it would cost more time
 	// than it saves I/O, and is not built.
-	var keepLast func(bloomkit.Digest) bool
+	var keepLast filterFunc
 	regular := slices.ContainsFunc(order, func(in *commonInput) bool { return in.regular })
 	if regular && survivors*10 <= last.lines*7 {
 		fLast, err := newFilter(work, float64(survivors))
@@ -448,14 +446,12 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 		if err := stream(j.ctx, func(add func([]byte, uint64) error) error {
 			return last.parts.each(0, p, 256<<10, nil, add)
 		}, nil, func(b *lineBatch) error {
-			for i := range b.len() {
-				fLast.AddDigest(b.ds[i])
-			}
+			fLast.AddMany(b.keys())
 			return nil
 		}); err != nil {
 			return err
 		}
-		keepLast = fLast.ContainsDigest
+		keepLast = fLast.ContainsMany
 		j.logf("filter of the survivors: %d bits, k %d", fLast.Bits(), fLast.K())
 	} else if regular {
 		j.logf("most of %s survived: the other inputs are partitioned without a filter of it", last.name)

@@ -20,6 +20,9 @@ type lineBatch struct {
 	seqs []uint64
 	ds   []bloomkit.Digest
 	read uint64 // lines the source had given when this batch was sent, these included
+
+	keyBuf [][]byte
+	found  []bool
 }
 
 const (
@@ -49,27 +52,39 @@ func (b *lineBatch) line(i int) []byte {
 	return b.buf[start:b.ends[i]]
 }
 
-// hash computes the digests and, when keep is not nil, drops the lines it
-// rejects (keeping their order).
-func (b *lineBatch) hash(keep func(bloomkit.Digest) bool) {
-	if keep == nil {
-		for i := range b.ends {
-			b.ds = append(b.ds, bloomkit.Hash(b.line(i), commonSeed))
-		}
-		return
+// filterFunc tests a batch of lines against a filter: found[i] reports
+// whether keys[i] may be in it (partitioned.Filter.ContainsMany, which
+// overlaps the cache misses of many keys).
+type filterFunc func(keys [][]byte, found []bool) []bool
+
+// keys returns the batch's lines as slices (valid until the batch changes).
+func (b *lineBatch) keys() [][]byte {
+	b.keyBuf = b.keyBuf[:0]
+	for i := range b.ends {
+		b.keyBuf = append(b.keyBuf, b.line(i))
 	}
-	w, start, wEnd := 0, 0, 0
-	for i, end := range b.ends {
-		d := bloomkit.Hash(b.buf[start:end], commonSeed)
-		if keep(d) {
-			wEnd += copy(b.buf[wEnd:], b.buf[start:end])
-			b.ends[w], b.seqs[w] = wEnd, b.seqs[i]
-			b.ds = append(b.ds, d)
-			w++
+	return b.keyBuf
+}
+
+// hash drops the lines keep rejects (when keep is not nil, keeping their
+// order) and computes the digests of the others.
+func (b *lineBatch) hash(keep filterFunc) {
+	if keep != nil {
+		b.found = keep(b.keys(), b.found)
+		w, start, wEnd := 0, 0, 0
+		for i, end := range b.ends {
+			if b.found[i] {
+				wEnd += copy(b.buf[wEnd:], b.buf[start:end])
+				b.ends[w], b.seqs[w] = wEnd, b.seqs[i]
+				w++
+			}
+			start = end
 		}
-		start = end
+		b.buf, b.ends, b.seqs = b.buf[:wEnd], b.ends[:w], b.seqs[:w]
 	}
-	b.buf, b.ends, b.seqs = b.buf[:wEnd], b.ends[:w], b.seqs[:w]
+	for i := range b.ends {
+		b.ds = append(b.ds, bloomkit.Hash(b.line(i), commonSeed))
+	}
 }
 
 var errStreamStopped = errors.New("common: stream stopped")
@@ -82,7 +97,7 @@ var errStreamStopped = errors.New("common: stream stopped")
 // stream returns when produce has finished and every batch was consumed,
 // at the first error of either, or when ctx is done (without waiting for a
 // producer blocked in a read: it stops at its next batch).
-func stream(ctx context.Context, produce func(add func(line []byte, seq uint64) error) error, keep func(bloomkit.Digest) bool, consume func(*lineBatch) error) error {
+func stream(ctx context.Context, produce func(add func(line []byte, seq uint64) error) error, keep filterFunc, consume func(*lineBatch) error) error {
 	const depth = 3
 	full := make(chan *lineBatch, depth)
 	free := make(chan *lineBatch, depth+1)
