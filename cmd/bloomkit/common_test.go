@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -367,4 +368,22 @@ func TestCommonErrors(t *testing.T) {
 	big := commonFiles(3, 2, 30000)
 	writeCommonFiles(t, dir, big)
 	bk(t, dir, "", "common", "-tmp", filepath.Join(dir, "no", "such"), "-mem", "1MiB", "f0.txt", "f1.txt").fails(t, "no/such")
+}
+
+// TestCommonGzip: a gzip file (its line count unknown until read) among
+// the inputs, in memory and partitioned.
+func TestCommonGzip(t *testing.T) {
+	dir := t.TempDir()
+	files := commonFiles(13, 3, 20000)
+	paths := writeCommonFiles(t, dir, files)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(files[0]))
+	require.NoError(t, zw.Close())
+	writeFile(t, paths[0]+".gz", gz.String())
+	for _, mem := range []string{"64MB", "1MiB"} {
+		r := commonInProcess(t, "-mem", mem, "-tmp", t.TempDir(), paths[0]+".gz", paths[1], paths[2])
+		require.Zero(t, r.code, r.stderr)
+		sameLines(t, commonRef(files...), r.stdout, "-mem %s", mem)
+	}
 }
