@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -63,6 +64,11 @@ func commonCommand(fs *flag.FlagSet) func([]string) error {
 		if errors.As(context.Cause(ctx), &sig) {
 			fmt.Fprintf(os.Stderr, "bloomkit common: %v; temporary files removed\n", sig)
 			return exitError{sig.exitCode()}
+		}
+		if errors.Is(err, syscall.EPIPE) {
+			// The reader of stdout went away: stop quietly, as a process
+			// killed by SIGPIPE does, with its status.
+			return exitError{128 + int(syscall.SIGPIPE)}
 		}
 		return err
 	}

@@ -35,6 +35,11 @@ func interruptible() (ctx context.Context, onInterrupt func(func()), stop func()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigc := make(chan os.Signal, 1)
 	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
+	// A reader that goes away (| head) makes writes to stdout fail with
+	// EPIPE instead of killing the process, so the temporary files are
+	// removed on the way out.
+	pipec := make(chan os.Signal, 1)
+	signal.Notify(pipec, syscall.SIGPIPE)
 	var mu sync.Mutex
 	var cleanups []func()
 	done := make(chan struct{})
@@ -60,6 +65,7 @@ func interruptible() (ctx context.Context, onInterrupt func(func()), stop func()
 	stop = func() {
 		once.Do(func() {
 			signal.Stop(sigc)
+			signal.Stop(pipec)
 			close(done)
 			cancel(nil)
 		})

@@ -341,6 +341,33 @@ func TestCommonSignals(t *testing.T) {
 	}
 }
 
+// TestCommonStdoutClosed: "bloomkit common a b | head -1": the reader
+// goes away, the command stops with SIGPIPE's status and leaves no
+// temporary file.
+func TestCommonStdoutClosed(t *testing.T) {
+	files := commonFiles(17, 2, 40000)
+	paths := writeCommonFiles(t, t.TempDir(), files)
+	tmp := t.TempDir()
+	cmd := exec.Command(bloomkitBin, "common", "-mem", "1MiB", "-tmp", tmp, paths[0], paths[1])
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var e bytes.Buffer
+	cmd.Stderr = &e
+	require.NoError(t, cmd.Start())
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, strings.SplitAfter(commonRef(files...), "\n")[0], line)
+	out.Close()
+	err = cmd.Wait()
+	ee, ok := err.(*exec.ExitError)
+	require.True(t, ok, "exit status: %v", err)
+	require.Equal(t, 128+int(syscall.SIGPIPE), ee.ExitCode(), e.String())
+	require.Empty(t, e.String())
+	left, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	require.Empty(t, left, "temporary files left behind")
+}
+
 // TestCommonTempFull: a full temporary disk is an error that says so.
 func TestCommonTempFull(t *testing.T) {
 	ps, err := newPartSet(t.TempDir(), "x", 1, false, 4096)
