@@ -50,7 +50,7 @@ func commonCommand(fs *flag.FlagSet) func([]string) error {
 		// The Go heap is held near the budget; the rest is the garbage
 		// collector's headroom.
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(mem.bytes)))
-		ctx, onInterrupt, stop := interruptible()
+		ctx, onInterrupt, stop := commonInterrupts()
 		defer stop()
 		w := bufio.NewWriterSize(os.Stdout, 256<<10)
 		j := &commonJob{ctx: ctx, budget: mem.bytes, tmpRoot: *tmpDir, maxLine: *maxLine,
@@ -60,7 +60,7 @@ func commonCommand(fs *flag.FlagSet) func([]string) error {
 		}
 		err := j.run(args)
 		err = errors.Join(err, w.Flush())
-		var sig signalError
+		var sig commonSignal
 		if errors.As(context.Cause(ctx), &sig) {
 			fmt.Fprintf(os.Stderr, "bloomkit common: %v; temporary files removed\n", sig)
 			return exitError{sig.exitCode()}
@@ -74,8 +74,8 @@ func commonCommand(fs *flag.FlagSet) func([]string) error {
 	}
 }
 
-// sink keeps the loads of lineTable.warm.
-var sink uint64
+// commonSink keeps the loads of lineTable.warm.
+var commonSink uint64
 
 // commonInput is one of the files.
 type commonInput struct {
@@ -178,7 +178,7 @@ func (j *commonJob) run(names []string) error {
 			for _, in := range inputs {
 				reads = append(reads, fmt.Sprintf("%s %d×", in.name, in.passes))
 			}
-			j.logf("done; inputs read: %s; temporary bytes written %d; %s", strings.Join(reads, ", "), j.tmpWritten, procIO())
+			j.logf("done; inputs read: %s; temporary bytes written %d; %s", strings.Join(reads, ", "), j.tmpWritten, commonProcIO())
 		}
 	}()
 	defer j.removeTemp()
@@ -206,12 +206,12 @@ func (j *commonJob) reserve() uint64 { return min(8<<20, j.budget/4) }
 func (j *commonJob) work() uint64 { return j.budget - j.reserve() }
 
 // read streams every line of in through consume, counting the pass.
-func (j *commonJob) read(in *commonInput, label string, keep filterFunc, consume func(*lineBatch) error) error {
+func (j *commonJob) read(in *commonInput, label string, keep batchFilter, consume func(*lineBatch) error) error {
 	in.passes++
 	src := newLineSource([]string{in.name}, j.maxLine, "common: "+label)
 	src.progress = j.progress
 	var lines uint64
-	err := stream(j.ctx, func(add func([]byte, uint64) error) error {
+	err := streamLines(j.ctx, func(add func([]byte, uint64) error) error {
 		return src.each(func(line []byte) error { lines++; return add(line, 0) })
 	}, keep, consume)
 	if err != nil {
@@ -242,7 +242,7 @@ func (j *commonJob) inMemory(small *commonInput, counted []*commonInput, last *c
 	if err := j.read(small, "reading "+small.name, nil, func(b *lineBatch) error {
 		for i := range b.len() {
 			if i%warmChunk == 0 {
-				sink += t.warm(b.ds[i:min(i+warmChunk, b.len())])
+				commonSink += t.warm(b.ds[i:min(i+warmChunk, b.len())])
 			}
 			t.add(b.ds[i].H1, b.line(i))
 		}
@@ -257,7 +257,7 @@ func (j *commonJob) inMemory(small *commonInput, counted []*commonInput, last *c
 		if err := j.read(in, "counting "+in.name, nil, func(b *lineBatch) error {
 			for i := range b.len() {
 				if i%warmChunk == 0 {
-					sink += t.warm(b.ds[i:min(i+warmChunk, b.len())])
+					commonSink += t.warm(b.ds[i:min(i+warmChunk, b.len())])
 				}
 				t.seen(b.ds[i].H1, b.line(i))
 			}
@@ -270,7 +270,7 @@ func (j *commonJob) inMemory(small *commonInput, counted []*commonInput, last *c
 	return j.read(last, "printing from "+last.name, nil, func(b *lineBatch) error {
 		for i := range b.len() {
 			if i%warmChunk == 0 {
-				sink += t.warm(b.ds[i:min(i+warmChunk, b.len())])
+				commonSink += t.warm(b.ds[i:min(i+warmChunk, b.len())])
 			}
 			if t.take(b.ds[i].H1, b.line(i)) {
 				if err := j.print(b.line(i)); err != nil {
@@ -290,7 +290,7 @@ func (j *commonJob) tempDir() (string, error) {
 	}
 	dir, err := os.MkdirTemp(j.tmpRoot, "bloomkit-common-")
 	if err != nil {
-		return "", tmpFull(j.tmpRoot, err)
+		return "", tmpFullError(j.tmpRoot, err)
 	}
 	j.tmp = dir
 	j.onInterrupt(func() { os.RemoveAll(dir) })
@@ -303,9 +303,9 @@ func (j *commonJob) removeTemp() {
 	}
 }
 
-// newFilter returns a blocked Bloom filter of at most maxBytes for about n
+// newCommonFilter returns a blocked Bloom filter of at most maxBytes for about n
 // keys (n < 0: unknown).
-func newFilter(maxBytes uint64, n float64) (*partitioned.Filter, error) {
+func newCommonFilter(maxBytes uint64, n float64) (*partitioned.Filter, error) {
 	// Up to 12 bits and 6 probes a key: a rate near 1% in the blocked
 	// layout; more probes cost more time than the few lines they drop.
 	m := max(maxBytes*8, partitioned.BlockBits)
@@ -370,7 +370,7 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 		filterMem = work / 2
 	}
 	for i, in := range order {
-		cur, err := newFilter(filterMem, math.Min(in.estLines(), prevN))
+		cur, err := newCommonFilter(filterMem, math.Min(in.estLines(), prevN))
 		if err != nil {
 			return err
 		}
@@ -380,7 +380,7 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 			}
 		}
 		var kept uint64
-		var keep filterFunc
+		var keep batchFilter
 		if prev != nil {
 			keep = prev.ContainsMany
 		}
@@ -442,14 +442,14 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 	// of their lines absent from the last file. When most of the last file
 	// survived, most of their lines would pass too: it would cost more time
 	// than it saves I/O, and is not built.
-	var keepLast filterFunc
+	var keepLast batchFilter
 	regular := slices.ContainsFunc(order, func(in *commonInput) bool { return in.regular })
 	if regular && survivors*10 <= last.lines*7 {
-		fLast, err := newFilter(work, float64(survivors))
+		fLast, err := newCommonFilter(work, float64(survivors))
 		if err != nil {
 			return err
 		}
-		if err := stream(j.ctx, func(add func([]byte, uint64) error) error {
+		if err := streamLines(j.ctx, func(add func([]byte, uint64) error) error {
 			return last.parts.each(0, p, 256<<10, nil, add)
 		}, nil, func(b *lineBatch) error {
 			fLast.AddMany(b.keys())
@@ -538,7 +538,7 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 	var t lineTable
 	t.reset(maxN, maxB)
 	readParts := func(in *commonInput, g group, consume func(*lineBatch) error) error {
-		return stream(j.ctx, func(add func([]byte, uint64) error) error {
+		return streamLines(j.ctx, func(add func([]byte, uint64) error) error {
 			return in.parts.each(g.from, g.to, 256<<10, bar, add)
 		}, nil, consume)
 	}
@@ -547,7 +547,7 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 		if err := readParts(g.build, g, func(b *lineBatch) error {
 			for i := range b.len() {
 				if i%warmChunk == 0 {
-					sink += t.warm(b.ds[i:min(i+warmChunk, b.len())])
+					commonSink += t.warm(b.ds[i:min(i+warmChunk, b.len())])
 				}
 				t.add(b.ds[i].H1, b.line(i))
 			}
@@ -572,7 +572,7 @@ func (j *commonJob) grace(counted []*commonInput, last *commonInput) error {
 		if err := readParts(last, g, func(b *lineBatch) error {
 			for i := range b.len() {
 				if i%warmChunk == 0 {
-					sink += t.warm(b.ds[i:min(i+warmChunk, b.len())])
+					commonSink += t.warm(b.ds[i:min(i+warmChunk, b.len())])
 				}
 				if t.take(b.ds[i].H1, b.line(i)) {
 					s := b.seqs[i]
@@ -613,8 +613,8 @@ func sumParts(ps *partSet, from, to int) (n, b uint64) {
 	return n, b
 }
 
-// procIO is this process's I/O counters from /proc/self/io (Linux), for -v.
-func procIO() string {
+// commonProcIO is this process's I/O counters from /proc/self/io (Linux), for -v.
+func commonProcIO() string {
 	b, err := os.ReadFile("/proc/self/io")
 	if err != nil {
 		return "no /proc/self/io"

@@ -40,8 +40,8 @@ type partSet struct {
 	bufLen int
 }
 
-// tmpFull makes a write error on a temporary file say what to do about it.
-func tmpFull(dir string, err error) error {
+// tmpFullError makes a write error on a temporary file say what to do about it.
+func tmpFullError(dir string, err error) error {
 	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
 		return fmt.Errorf("the temporary folder %s is full (free space there or choose another with -tmp): %w", dir, err)
 	}
@@ -57,7 +57,7 @@ func newPartSet(dir, name string, p int, seqs bool, bufLen int) (*partSet, error
 		f, err := os.OpenFile(ps.paths[i], os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil {
 			ps.close()
-			return nil, tmpFull(dir, err)
+			return nil, tmpFullError(dir, err)
 		}
 		ps.files[i] = f
 		ps.ws[i] = bufio.NewWriterSize(f, bufLen)
@@ -75,10 +75,10 @@ func (ps *partSet) write(part int, seq uint64, line []byte) error {
 	rec = binary.AppendUvarint(rec, uint64(len(line)))
 	n := len(rec)
 	if _, err := w.Write(rec); err != nil {
-		return tmpFull(ps.dir, err)
+		return tmpFullError(ps.dir, err)
 	}
 	if _, err := w.Write(line); err != nil {
-		return tmpFull(ps.dir, err)
+		return tmpFullError(ps.dir, err)
 	}
 	ps.bytes[part] += uint64(n + len(line))
 	ps.recs[part]++
@@ -93,10 +93,10 @@ func (ps *partSet) close() error {
 			continue
 		}
 		if err := ps.ws[i].Flush(); err != nil {
-			errs = append(errs, tmpFull(ps.dir, err))
+			errs = append(errs, tmpFullError(ps.dir, err))
 		}
 		if err := f.Close(); err != nil {
-			errs = append(errs, tmpFull(ps.dir, err))
+			errs = append(errs, tmpFullError(ps.dir, err))
 		}
 		ps.files[i], ps.ws[i] = nil, nil
 	}
@@ -145,7 +145,7 @@ func (r *partReader) next() error {
 	n, err := binary.ReadUvarint(r.br)
 	if err != nil {
 		if r.seqs {
-			return noEOF(err)
+			return partNoEOF(err)
 		}
 		return err // io.EOF between records is the end
 	}
@@ -153,7 +153,7 @@ func (r *partReader) next() error {
 		// The line is in the reader's buffer: no copy.
 		line, err := r.br.Peek(int(n))
 		if err != nil {
-			return noEOF(err)
+			return partNoEOF(err)
 		}
 		r.br.Discard(int(n))
 		r.line = line
@@ -164,10 +164,10 @@ func (r *partReader) next() error {
 	}
 	r.line = r.buf[:n]
 	_, err = io.ReadFull(r.br, r.line)
-	return noEOF(err)
+	return partNoEOF(err)
 }
 
-func noEOF(err error) error {
+func partNoEOF(err error) error {
 	if err == io.EOF {
 		return io.ErrUnexpectedEOF
 	}
@@ -233,7 +233,7 @@ func (ps *partSet) merge(bufLen int, progress io.Writer, stop func() error, fn f
 		}
 		if err := r.next(); err != nil {
 			r.close()
-			return fmt.Errorf("temporary file %s: %w", ps.paths[p], noEOF(err))
+			return fmt.Errorf("temporary file %s: %w", ps.paths[p], partNoEOF(err))
 		}
 		h = append(h, r)
 	}

@@ -52,10 +52,10 @@ func (b *lineBatch) line(i int) []byte {
 	return b.buf[start:b.ends[i]]
 }
 
-// filterFunc tests a batch of lines against a filter: found[i] reports
+// batchFilter tests a batch of lines against a filter: found[i] reports
 // whether keys[i] may be in it (partitioned.Filter.ContainsMany, which
 // overlaps the cache misses of many keys).
-type filterFunc func(keys [][]byte, found []bool) []bool
+type batchFilter func(keys [][]byte, found []bool) []bool
 
 // keys returns the batch's lines as slices (valid until the batch changes).
 func (b *lineBatch) keys() [][]byte {
@@ -68,7 +68,7 @@ func (b *lineBatch) keys() [][]byte {
 
 // hash drops the lines keep rejects (when keep is not nil, keeping their
 // order) and computes the digests of the others.
-func (b *lineBatch) hash(keep filterFunc) {
+func (b *lineBatch) hash(keep batchFilter) {
 	if keep != nil {
 		b.found = keep(b.keys(), b.found)
 		w, start, wEnd := 0, 0, 0
@@ -87,17 +87,17 @@ func (b *lineBatch) hash(keep filterFunc) {
 	}
 }
 
-var errStreamStopped = errors.New("common: stream stopped")
+var errCommonStopped = errors.New("common: stopped")
 
-// stream runs produce on a goroutine of its own, where the lines it adds are
+// streamLines runs produce on a goroutine of its own, where the lines it adds are
 // batched, hashed and (when keep is not nil) filtered by keep, and calls
 // consume with each batch on the calling
 // goroutine: reading, splitting and hashing one batch overlaps with probing
 // the one before. A few batches are in flight, so the memory stays fixed.
-// stream returns when produce has finished and every batch was consumed,
+// streamLines returns when produce has finished and every batch was consumed,
 // at the first error of either, or when ctx is done (without waiting for a
 // producer blocked in a read: it stops at its next batch).
-func stream(ctx context.Context, produce func(add func(line []byte, seq uint64) error) error, keep filterFunc, consume func(*lineBatch) error) error {
+func streamLines(ctx context.Context, produce func(add func(line []byte, seq uint64) error) error, keep batchFilter, consume func(*lineBatch) error) error {
 	const depth = 3
 	full := make(chan *lineBatch, depth)
 	free := make(chan *lineBatch, depth+1)
@@ -119,14 +119,14 @@ func stream(ctx context.Context, produce func(add func(line []byte, seq uint64) 
 			select {
 			case full <- b:
 			case <-stop:
-				return errStreamStopped
+				return errCommonStopped
 			}
 			select {
 			case b = <-free:
 				b.reset()
 				return nil
 			case <-stop:
-				return errStreamStopped
+				return errCommonStopped
 			}
 		}
 		err := produce(func(line []byte, seq uint64) error {

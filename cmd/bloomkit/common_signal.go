@@ -9,21 +9,21 @@ import (
 	"syscall"
 )
 
-// signalError is the cause of a context cancelled by a signal.
-type signalError struct{ sig os.Signal }
+// commonSignal is the cause of a context cancelled by a signal.
+type commonSignal struct{ sig os.Signal }
 
-func (e signalError) Error() string { return fmt.Sprintf("interrupted by %v", e.sig) }
+func (e commonSignal) Error() string { return fmt.Sprintf("interrupted by %v", e.sig) }
 
 // exitCode is the shell's status for a process stopped by the signal.
-func (e signalError) exitCode() int {
+func (e commonSignal) exitCode() int {
 	if s, ok := e.sig.(syscall.Signal); ok {
 		return 128 + int(s)
 	}
 	return 130
 }
 
-// interruptible turns SIGINT and SIGTERM into the cancellation of the
-// returned context (its cause a signalError) and runs the cleanups
+// commonInterrupts turns SIGINT and SIGTERM into the cancellation of the
+// returned context (its cause a commonSignal) and runs the cleanups
 // registered with onInterrupt at once, on the signal, so temporary files go
 // even while the main goroutine is blocked (in a read from a FIFO, a write
 // to a full pipe). After the first signal the default action is restored:
@@ -31,7 +31,7 @@ func (e signalError) exitCode() int {
 //
 // It is the common command's own for now; a shared mechanism for every
 // command can replace it without changing its callers.
-func interruptible() (ctx context.Context, onInterrupt func(func()), stop func()) {
+func commonInterrupts() (ctx context.Context, onInterrupt func(func()), stop func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigc := make(chan os.Signal, 1)
 	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
@@ -47,7 +47,7 @@ func interruptible() (ctx context.Context, onInterrupt func(func()), stop func()
 		select {
 		case s := <-sigc:
 			signal.Stop(sigc)
-			cancel(signalError{s})
+			cancel(commonSignal{s})
 			mu.Lock()
 			for _, f := range cleanups {
 				f()

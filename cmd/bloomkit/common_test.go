@@ -112,9 +112,9 @@ func commonFiles(seed uint64, n, lines int) []string {
 	return files
 }
 
-// sameLines asserts got == want, naming the first line that differs
+// commonSameLines asserts got == want, naming the first line that differs
 // rather than printing megabytes.
-func sameLines(t *testing.T, want, got string, msg ...any) {
+func commonSameLines(t *testing.T, want, got string, msg ...any) {
 	t.Helper()
 	if want == got {
 		return
@@ -157,7 +157,7 @@ func TestCommonNFiles(t *testing.T) {
 				paths := writeCommonFiles(t, t.TempDir(), files)
 				r := commonInProcess(t, append([]string{"-v", "-mem", mem, "-tmp", t.TempDir()}, paths...)...)
 				require.Zero(t, r.code, r.stderr)
-				sameLines(t, want, r.stdout, "seed %d", seed)
+				commonSameLines(t, want, r.stdout, "seed %d", seed)
 				if mem == "1MiB" {
 					// The files do not fit: the partitioned join ran and
 					// read each input at most twice.
@@ -192,7 +192,7 @@ func TestCommonShuffled(t *testing.T) {
 	paths := writeCommonFiles(t, t.TempDir(), []string{a, b})
 	r := commonInProcess(t, "-v", "-mem", "1MiB", "-tmp", t.TempDir(), paths[0], paths[1])
 	require.Zero(t, r.code, r.stderr)
-	sameLines(t, commonRef(a, b), r.stdout)
+	commonSameLines(t, commonRef(a, b), r.stdout)
 	m := regexp.MustCompile(`join: (\d+) groups`).FindStringSubmatch(r.stderr)
 	require.NotNil(t, m, r.stderr)
 	require.NotEqual(t, "1", m[1], r.stderr)
@@ -252,7 +252,7 @@ func TestCommonDevFd(t *testing.T) {
 				f.Close() // the child has its copy
 			}
 			require.NoError(t, cmd.Wait(), e.String())
-			sameLines(t, want, o.String())
+			commonSameLines(t, want, o.String())
 		})
 	}
 }
@@ -282,7 +282,7 @@ func TestCommonFIFO(t *testing.T) {
 		out, err := cmd.Output()
 		cancel()
 		require.NoError(t, err, "-mem %s: %s", mem, e.String())
-		sameLines(t, want, string(out), "-mem %s", mem)
+		commonSameLines(t, want, string(out), "-mem %s", mem)
 	}
 }
 
@@ -411,6 +411,6 @@ func TestCommonGzip(t *testing.T) {
 	for _, mem := range []string{"64MB", "1MiB"} {
 		r := commonInProcess(t, "-mem", mem, "-tmp", t.TempDir(), paths[0]+".gz", paths[1], paths[2])
 		require.Zero(t, r.code, r.stderr)
-		sameLines(t, commonRef(files...), r.stdout, "-mem %s", mem)
+		commonSameLines(t, commonRef(files...), r.stdout, "-mem %s", mem)
 	}
 }
