@@ -29,16 +29,43 @@ type Live[T io.Closer] struct {
 
 // Lease is a counted reference to one generation of a Live filter.
 type Lease[T io.Closer] struct {
-	value T
-	info  os.FileInfo
-	refs  atomic.Int64 // 1 for being current, +1 per holder; the filter closes at 0
+	value   T
+	info    os.FileInfo
+	refs    atomic.Int64 // 1 for being current, +1 per holder; the filter closes at 0
+	retired atomic.Bool  // no longer current: its "current" reference was dropped
 }
 
 // Value returns the leased filter; valid until Release.
 func (l *Lease[T]) Value() T { return l.value }
 
-// Release ends the lease. Each Acquire must be paired with exactly one Release.
+// Release ends the lease. Each Acquire must be paired with exactly one
+// Release; the filter must not be used after it.
+//
+// Releasing more times than acquiring is a programming error, and Release
+// panics when it can tell: when the release would take the last reference of
+// the generation still being served (which would close the filter under
+// every later Acquire), or a reference that does not exist. The count is
+// left as it was, so the filter stays in service. An extra Release of a
+// retired generation that other holders still use cannot be told apart from
+// theirs: it closes that generation early.
 func (l *Lease[T]) Release() {
+	for {
+		r := l.refs.Load()
+		if r <= 0 || r == 1 && !l.retired.Load() {
+			panic("mmapstore: Lease.Release called more times than Live.Acquire")
+		}
+		if l.refs.CompareAndSwap(r, r-1) {
+			if r == 1 {
+				l.value.Close()
+			}
+			return
+		}
+	}
+}
+
+// retire drops the reference the lease held for being current.
+func (l *Lease[T]) retire() {
+	l.retired.Store(true) // before the count drops: see Release
 	if l.refs.Add(-1) == 0 {
 		l.value.Close()
 	}
@@ -115,7 +142,7 @@ func (l *Live[T]) Reload() (bool, error) {
 
 func (l *Live[T]) swap(next *Lease[T]) {
 	if old := l.cur.Swap(next); old != nil {
-		old.Release() // drop the "current" reference
+		old.retire()
 	}
 }
 
