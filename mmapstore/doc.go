@@ -10,7 +10,10 @@
 // check (magic, version, variant, geometry, sizes against the file length,
 // header checksum) before they map, and return typed errors (ErrBadMagic,
 // ErrVersion, ErrVariant, ErrTruncated, ErrHeaderChecksum, ErrCorrupt; a
-// missing file wraps fs.ErrNotExist). The payload checksum is O(size) and
+// missing file wraps fs.ErrNotExist). Every open is non-blocking and refuses
+// anything but a regular file with ErrNotRegular before it could wait on it
+// (a FIFO at a filter path would otherwise block forever). The payload
+// checksum is O(size) and
 // checked only by Verify and by stream readers.
 //
 // Variants use File through their own Create, Open and OpenReadOnly; users

@@ -136,22 +136,15 @@ func open(path string, want Variant, readOnly bool) (_ *File, err error) {
 	if readOnly {
 		flag = os.O_RDONLY
 	}
-	f, err := os.OpenFile(path, flag, 0)
+	f, st, err := openRegular(path, flag)
 	if err != nil {
-		return nil, fmt.Errorf("mmapstore: open: %w", err) // wraps fs.ErrNotExist
+		return nil, err
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
 		}
 	}()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("mmapstore: %s: %w", path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("mmapstore: %s: not a regular file", path)
-	}
 	if !readOnly {
 		// Lock before reading the header, so that no other writer can
 		// change it between our read and our first header write.
@@ -200,6 +193,47 @@ func open(path string, want Variant, readOnly bool) (_ *File, err error) {
 		}
 	}
 	return mf, nil
+}
+
+// openRegular opens path without waiting on it (a FIFO with no writer
+// would block a plain open forever) and refuses anything that is not a
+// regular file with ErrNotRegular. A missing file wraps fs.ErrNotExist.
+func openRegular(path string, flag int) (*os.File, os.FileInfo, error) {
+	f, err := os.OpenFile(path, flag|openNonBlocking, 0)
+	if err != nil {
+		if st, serr := os.Stat(path); serr == nil && !st.Mode().IsRegular() {
+			return nil, nil, notRegular(path, st) // a folder opened for writing
+		}
+		return nil, nil, fmt.Errorf("mmapstore: open: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("mmapstore: %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, notRegular(path, st)
+	}
+	return f, st, nil
+}
+
+func notRegular(path string, st os.FileInfo) error {
+	return fmt.Errorf("%w: %s is a %s", ErrNotRegular, path, describeMode(st.Mode()))
+}
+
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m.IsDir():
+		return "folder"
+	}
+	return "special file (" + m.Type().String() + ")"
 }
 
 func mapFile(f *os.File, size int64, writable bool) (mmap.MMap, error) {
@@ -568,15 +602,11 @@ func createTemp(dir, base, target string) (*os.File, error) {
 // without mapping it: for tools that must learn a file's variant before they
 // open it. It checks the file's length against the header as Open does.
 func ReadHeader(path string) (Header, error) {
-	f, err := os.Open(path)
+	f, st, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
-		return Header{}, fmt.Errorf("mmapstore: %w", err)
+		return Header{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return Header{}, fmt.Errorf("mmapstore: %w", err)
-	}
 	var head [HeaderSize]byte
 	n, err := f.ReadAt(head[:], 0)
 	if err != nil && !errors.Is(err, io.EOF) {

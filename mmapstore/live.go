@@ -22,7 +22,11 @@ type Live[T io.Closer] struct {
 	path string
 	open func(string) (T, error)
 
-	reload sync.Mutex // one Reload at a time
+	// reload lets one Reload at a time look at the path and open it; it is
+	// held while open runs, which may block, so Close never takes it. mu
+	// guards the swap of cur against Close and is never held while waiting.
+	reload sync.Mutex
+	mu     sync.Mutex
 	cur    atomic.Pointer[Lease[T]]
 	closed atomic.Bool
 }
@@ -89,6 +93,11 @@ func (l *Live[T]) load() (*Lease[T], error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmapstore: live: %w", err)
 	}
+	if !info.Mode().IsRegular() {
+		// A FIFO would block open until a writer came; a device or folder
+		// is no filter either.
+		return nil, fmt.Errorf("mmapstore: live: %w", notRegular(l.path, info))
+	}
 	v, err := l.open(l.path)
 	if err != nil {
 		return nil, err
@@ -117,14 +126,17 @@ func (l *Live[T]) Acquire() *Lease[T] {
 // Reload swaps in the file now at the path if it is not the one being
 // served (a different file identity, size or modification time), and
 // reports whether it did. A file that fails to open leaves the current
-// filter in service and returns the error.
+// filter in service and returns the error; so does anything but a regular
+// file (ErrNotRegular), which is refused without opening it. Close does not
+// wait for a Reload in progress: a file opened after Close is closed again
+// and Reload returns ErrClosed.
 func (l *Live[T]) Reload() (bool, error) {
 	l.reload.Lock()
 	defer l.reload.Unlock()
-	if l.closed.Load() {
+	cur := l.cur.Load()
+	if cur == nil || l.closed.Load() {
 		return false, fmt.Errorf("%w: live %s", ErrClosed, l.path)
 	}
-	cur := l.cur.Load()
 	info, err := os.Stat(l.path)
 	if err != nil {
 		return false, fmt.Errorf("mmapstore: live: %w", err)
@@ -135,6 +147,12 @@ func (l *Live[T]) Reload() (bool, error) {
 	next, err := l.load()
 	if err != nil {
 		return false, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed.Load() {
+		next.retire()
+		return false, fmt.Errorf("%w: live %s", ErrClosed, l.path)
 	}
 	l.swap(next)
 	return true, nil
@@ -170,10 +188,11 @@ func (l *Live[T]) Watch(ctx context.Context, interval time.Duration, onError fun
 }
 
 // Close stops serving; the current filter is closed once its leases are
-// released.
+// released. It returns at once, even while a Reload is blocked opening a
+// file.
 func (l *Live[T]) Close() error {
-	l.reload.Lock()
-	defer l.reload.Unlock()
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.closed.Swap(true) {
 		return fmt.Errorf("%w: live %s", ErrClosed, l.path)
 	}

@@ -40,3 +40,8 @@ func lockExclusive(f *os.File) error {
 	}
 	return err
 }
+
+// openNonBlocking is added to the flags of every open of a filter path, so
+// that opening a FIFO returns at once and the type check can refuse it.
+// Regular files ignore it.
+const openNonBlocking = unix.O_NONBLOCK
