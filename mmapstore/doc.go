@@ -13,8 +13,10 @@
 // missing file wraps fs.ErrNotExist). Every open is non-blocking and refuses
 // anything but a regular file with ErrNotRegular before it could wait on it
 // (a FIFO at a filter path would otherwise block forever). The payload
-// checksum is O(size) and
-// checked only by Verify and by stream readers.
+// checksum is O(size) and checked by Verify, by stream readers, and by a
+// writable open of a file whose checksum is current: a writer's Close
+// checksums the payload anew, so damage present before the open would be
+// sealed as good otherwise.
 //
 // Variants use File through their own Create, Open and OpenReadOnly; users
 // mostly meet this package through Live, which serves a path through

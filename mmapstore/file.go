@@ -121,11 +121,19 @@ func create(f *os.File, path string, h Header) (_ *File, err error) {
 
 // Open maps an existing filter file read-write. want is the variant the
 // caller can serve; a file of another variant is ErrVariant. Everything that
-// is O(1) to check is checked before the file is mapped; the payload is not
-// read (see Verify).
+// is O(1) to check is checked before the file is mapped.
+//
+// When the header's checksum is current (the last writer closed the file
+// cleanly), Open also verifies the payload against it before it changes
+// anything: O(size), the same read Close pays to seal the file again. A
+// mismatch is ErrPayloadChecksum and leaves the file as it was, because a
+// writer that went on would seal the damage under a fresh checksum and
+// Verify could never report it again. A file whose checksum is not current
+// (its writer crashed) has nothing to verify against and opens as before.
 func Open(path string, want Variant) (*File, error) { return open(path, want, false) }
 
-// OpenReadOnly maps an existing filter file read-only; see Open.
+// OpenReadOnly maps an existing filter file read-only; see Open. It does not
+// read the payload: O(1) whatever the size (see Verify).
 func OpenReadOnly(path string, want Variant) (*File, error) { return open(path, want, true) }
 
 func open(path string, want Variant, readOnly bool) (_ *File, err error) {
@@ -172,6 +180,15 @@ func open(path string, want Variant, readOnly bool) (_ *File, err error) {
 	if size > need && h.Variant != Scalable {
 		// Scalable files may carry a stage whose growth did not complete.
 		return nil, fmt.Errorf("%w: %s is %d bytes, its header describes %d", ErrCorrupt, path, size, need)
+	}
+	if !readOnly && h.ChecksumCurrent() {
+		// The writer's Close will checksum the payload as it then is; if
+		// the payload was damaged before this open, that would bless the
+		// damage. So a checksum that vouches for the payload is checked
+		// before anything in the file changes.
+		if err := verifyPayload(f, path, h); err != nil {
+			return nil, err
+		}
 	}
 	mf := &File{f: f, path: path, hdr: h, readOnly: readOnly}
 	if !readOnly {
@@ -478,6 +495,30 @@ func (f *File) Verify() error {
 	}
 	if got := f.payloadSum(); got != h.PayloadSum {
 		return fmt.Errorf("%w: %s: recorded %#016x, computed %#016x", ErrPayloadChecksum, f.path, h.PayloadSum, got)
+	}
+	return nil
+}
+
+// verifyPayload reads the payload h describes from f and checks it against
+// h.PayloadSum: O(size), with reads, not a mapping, so that nothing is
+// allocated or mapped for a file that is refused.
+func verifyPayload(f *os.File, path string, h Header) error {
+	sum := xxh3.New()
+	buf := make([]byte, 1<<20)
+	end := int64(HeaderSize + h.PayloadLen)
+	for off := int64(HeaderSize); off < end; {
+		n := int64(len(buf))
+		if end-off < n {
+			n = end - off
+		}
+		if _, err := f.ReadAt(buf[:n], off); err != nil {
+			return fmt.Errorf("mmapstore: verify %s: %w", path, err)
+		}
+		sum.Write(buf[:n])
+		off += n
+	}
+	if got := sum.Sum64(); got != h.PayloadSum {
+		return fmt.Errorf("%w: %s: recorded %#016x, computed %#016x", ErrPayloadChecksum, path, h.PayloadSum, got)
 	}
 	return nil
 }

@@ -47,7 +47,9 @@ func create(path string, n0 uint64, p float64, opts []Option, temp bool) (*Filte
 // the limits (WithMaxStages, WithMaxBytes), which the file does not store;
 // a seed, growth or tightening that differs from the file's is ErrInvalid.
 //
-// Open is O(1) after a clean Close. After a crash it reads the newest stage
+// After a clean Close, Open verifies every stage against the file's checksum,
+// O(size), so that damage is refused (mmapstore.ErrPayloadChecksum) rather
+// than sealed as good. After a crash it reads the newest stage
 // once, O(its size), to re-estimate how many keys it holds, since the count
 // recorded at the last Sync may be behind: a stage is not overfilled because
 // the process died.

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
 // bkWithin is bk with a deadline: the bugs these tests replay hung forever.
@@ -51,5 +54,42 @@ func TestSpecialFilePathIsRefused(t *testing.T) {
 		{"verify", "f.bloom"},
 	} {
 		bkWithin(t, 20*time.Second, dir, "k\n", args...).fails(t, "f.bloom", "not a regular file", "named pipe")
+	}
+}
+
+// flipByte flips one bit of the byte at off in the file at path.
+func flipByte(t *testing.T, path string, off int64) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer f.Close()
+	var b [1]byte
+	_, err = f.ReadAt(b[:], off)
+	require.NoError(t, err)
+	b[0] ^= 0x10
+	_, err = f.WriteAt(b[:], off)
+	require.NoError(t, err)
+}
+
+// A payload byte flipped, then a read-write open (add of one key) used to
+// seal the damage under a fresh checksum: verify passed afterwards while
+// most keys answered absent. Now add refuses the damaged file and verify
+// still reports it.
+func TestDamagedPayloadStaysDetectedAfterAdd(t *testing.T) {
+	for _, variant := range []string{"standard", "partitioned", "counting", "scalable"} {
+		t.Run(variant, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "keys.txt"), keyLines("k", 10000))
+			bk(t, dir, "", "build", "-variant", variant, "-n", "10000", "-o", "f.bloom", "keys.txt").ok(t)
+			bk(t, dir, "", "verify", "f.bloom").ok(t)
+			flipByte(t, filepath.Join(dir, "f.bloom"), mmapstore.PayloadOffset+100)
+
+			r := bk(t, dir, "one-more-key\n", "add", "f.bloom")
+			require.NotZero(t, r.code, "add to a damaged file must fail: %s", r.stdout)
+			require.Contains(t, r.stderr, "payload checksum mismatch")
+			r = bk(t, dir, "", "verify", "f.bloom")
+			require.NotZero(t, r.code, "verify after add: %s", r.stdout)
+			require.Contains(t, r.stderr, "payload checksum mismatch")
+		})
 	}
 }
