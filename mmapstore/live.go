@@ -17,7 +17,10 @@ import (
 // Lookups take a Lease, use its filter and release it. A swap replaces the
 // current filter atomically; the old one is closed when its last lease is
 // released, so no lookup ever sees a closed mapping. T is any filter type
-// with Close, e.g. *standard.Filter opened by standard.OpenReadOnly.
+// with Close, e.g. *standard.Filter opened by standard.OpenReadOnly. When T
+// has a Verify method, every file is verified before it is served, at
+// NewLive and at each Reload (O(size), off the lookup path): a damaged build
+// is refused and the filter in service stays.
 type Live[T io.Closer] struct {
 	path string
 	open func(string) (T, error)
@@ -27,8 +30,12 @@ type Live[T io.Closer] struct {
 	// guards the swap of cur against Close and is never held while waiting.
 	reload sync.Mutex
 	mu     sync.Mutex
-	cur    atomic.Pointer[Lease[T]]
-	closed atomic.Bool
+	// refused is the last file at the path that failed verification, and
+	// refusedErr why; guarded by reload.
+	refused    os.FileInfo
+	refusedErr error
+	cur        atomic.Pointer[Lease[T]]
+	closed     atomic.Bool
 }
 
 // Lease is a counted reference to one generation of a Live filter.
@@ -75,7 +82,23 @@ func (l *Lease[T]) retire() {
 	}
 }
 
-// NewLive opens path with open and serves it.
+// verifyServed checks a newly opened filter against its payload checksum
+// when its type can (a Verify method, as every bloomkit filter has). A
+// checksum that is not current (a file still being written, or whose writer
+// crashed) vouches for nothing and is accepted, as OpenReadOnly accepts it;
+// a mismatch is refused.
+func verifyServed(v any) error {
+	vv, ok := v.(interface{ Verify() error })
+	if !ok {
+		return nil
+	}
+	if err := vv.Verify(); err != nil && !errors.Is(err, ErrChecksumStale) {
+		return err
+	}
+	return nil
+}
+
+// NewLive opens path with open, verifies it (see Reload) and serves it.
 func NewLive[T io.Closer](path string, open func(string) (T, error)) (*Live[T], error) {
 	l := &Live[T]{path: path, open: open}
 	lease, err := l.load()
@@ -102,6 +125,10 @@ func (l *Live[T]) load() (*Lease[T], error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := verifyServed(v); err != nil {
+		v.Close()
+		return nil, fmt.Errorf("mmapstore: live: %w", err)
+	}
 	lease := &Lease[T]{value: v, info: info}
 	lease.refs.Store(1)
 	return lease, nil
@@ -125,11 +152,21 @@ func (l *Live[T]) Acquire() *Lease[T] {
 
 // Reload swaps in the file now at the path if it is not the one being
 // served (a different file identity, size or modification time), and
-// reports whether it did. A file that fails to open leaves the current
-// filter in service and returns the error; so does anything but a regular
-// file (ErrNotRegular), which is refused without opening it. Close does not
-// wait for a Reload in progress: a file opened after Close is closed again
-// and Reload returns ErrClosed.
+// reports whether it did.
+//
+// When T has a Verify method (every bloomkit filter has), the new file is
+// verified against its payload checksum before it is swapped in: O(size) in
+// the caller of Reload (Watch's goroutine), never on the lookup path, and it
+// leaves the new file's pages warm. A damaged build (ErrPayloadChecksum) is
+// closed, the old filter stays in service, and the same file is not read
+// again: until something else is put at the path, Reload returns the same
+// error at once.
+//
+// Any file that fails to open leaves the current filter in service and
+// returns the error; so does anything but a regular file (ErrNotRegular),
+// which is refused without opening it. Close does not wait for a Reload in
+// progress: a file opened after Close is closed again and Reload returns
+// ErrClosed.
 func (l *Live[T]) Reload() (bool, error) {
 	l.reload.Lock()
 	defer l.reload.Unlock()
@@ -141,11 +178,17 @@ func (l *Live[T]) Reload() (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("mmapstore: live: %w", err)
 	}
-	if os.SameFile(info, cur.info) && info.Size() == cur.info.Size() && info.ModTime().Equal(cur.info.ModTime()) {
+	if sameVersion(info, cur.info) {
 		return false, nil
+	}
+	if l.refused != nil && sameVersion(info, l.refused) {
+		return false, l.refusedErr
 	}
 	next, err := l.load()
 	if err != nil {
+		if errors.Is(err, ErrPayloadChecksum) {
+			l.refused, l.refusedErr = info, err
+		}
 		return false, err
 	}
 	l.mu.Lock()
@@ -158,6 +201,11 @@ func (l *Live[T]) Reload() (bool, error) {
 	return true, nil
 }
 
+// sameVersion reports whether a and b describe the same file, unchanged.
+func sameVersion(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
 func (l *Live[T]) swap(next *Lease[T]) {
 	if old := l.cur.Swap(next); old != nil {
 		old.retire()
@@ -165,8 +213,9 @@ func (l *Live[T]) swap(next *Lease[T]) {
 }
 
 // Watch calls Reload every interval until ctx is done, passing errors (a
-// half-copied or foreign file put at the path by hand, say) to onError, which
-// may be nil. The filter in service stays until a good file replaces it.
+// half-copied or foreign file put at the path by hand, a build whose payload
+// fails its checksum) to onError, which may be nil; a refused file is
+// reported at every interval until it is replaced. The filter in service stays until a good file replaces it.
 func (l *Live[T]) Watch(ctx context.Context, interval time.Duration, onError func(error)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
