@@ -281,6 +281,10 @@ func (f *File) Header() Header {
 // Publish).
 func (f *File) Path() string { return f.path }
 
+// Target returns the path Publish moves the file to: the target given to
+// CreateTemp, or "" for a file that was not made by CreateTemp.
+func (f *File) Target() string { return f.target }
+
 // ReadOnly reports whether the file was opened read-only.
 func (f *File) ReadOnly() bool { return f.readOnly }
 
@@ -323,7 +327,8 @@ func asWords(p []byte) []uint64 {
 var growFault func(step string) error
 
 // Grow appends stage s to a writable scalable file and returns its words,
-// zero. The order makes growth crash-safe: the file is extended with its
+// zero. A Grow that fails (a full disk: ENOSPC) cuts the file back to the
+// stages it had, giving back every block it took. The order makes growth crash-safe: the file is extended with its
 // blocks allocated and its new length synced, the stage is mapped, and only
 // then does a new header name it. A crash before the header write leaves a
 // file that opens with its previous stages (trailing bytes are allowed for
@@ -363,6 +368,15 @@ func (f *File) Grow(s Stage) ([]uint64, error) {
 		}
 	}
 	size := int64(HeaderSize + h.PayloadLen)
+	// A growth that fails gives back what it took: the file is cut back to
+	// its named stages, so a full disk is not left full by a stage that
+	// does not exist.
+	grew := false
+	defer func() {
+		if !grew {
+			f.f.Truncate(end)
+		}
+	}()
 	if err := allocate(f.f, size); err != nil {
 		return nil, fmt.Errorf("mmapstore: grow %s to %d bytes: %w", f.path, size, err)
 	}
@@ -371,6 +385,7 @@ func (f *File) Grow(s Stage) ([]uint64, error) {
 	}
 	if growFault != nil {
 		if err := growFault("allocated"); err != nil {
+			grew = true // a crash runs no cleanup
 			return nil, err
 		}
 	}
@@ -383,6 +398,7 @@ func (f *File) Grow(s Stage) ([]uint64, error) {
 	g := grownStage{m: m, bytes: m[start-aligned:]}
 	if growFault != nil {
 		if err := growFault("mapped"); err != nil {
+			grew = true // a crash runs no cleanup
 			m.Unmap()
 			return nil, err
 		}
@@ -395,6 +411,7 @@ func (f *File) Grow(s Stage) ([]uint64, error) {
 		return nil, err
 	}
 	f.grown = append(f.grown, g)
+	grew = true
 	return asWords(g.bytes), nil
 }
 
