@@ -25,7 +25,11 @@
 // # Durability
 //
 // Create allocates the file's blocks before mapping it, so a full disk is an
-// error from Create rather than a SIGBUS later. Sync msyncs the payload, then
+// error from Create rather than a SIGBUS later; a writable Open allocates the
+// holes of a sparse file, and Grow a new stage, the same way. An allocation
+// the disk refuses (ENOSPC) is undone: the holes it was filling are punched
+// again and a file it was extending is cut back, so the disk is not left
+// full. Sync msyncs the payload, then
 // writes a new header. Close and Publish also checksum the payload and mark
 // it current. Publish and WriteFileAtomic build in a temporary file in the
 // target's folder, fsync it, rename it over the target and fsync the folder.
