@@ -34,6 +34,15 @@
 // it current. Publish and WriteFileAtomic build in a temporary file in the
 // target's folder, fsync it, rename it over the target and fsync the folder.
 //
+// # Modes and owners
+//
+// A new file gets 0666 less the umask, like any file a program creates. A
+// file that replaces another (CreateTemp and Publish, WriteFileAtomic,
+// CopyTemp and Replace) takes the target's permission bits and, as far as
+// the process may (root may; others may set a group they are in), its owner
+// and group, so that a rebuild run as root stays readable by the service
+// that owns the filter.
+//
 // # Caveats
 //
 //   - Mapping needs a little-endian CPU (ErrPlatform elsewhere); streams work

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"unsafe"
 
@@ -53,8 +55,11 @@ type grownStage struct {
 // are allocated before it is mapped, so a full disk is an error here rather
 // than a fault later. h.PayloadLen must match the geometry (see
 // Header.Validate); Version, Hash, Generation and Flags are set by Create.
+//
+// The new file's mode is 0666 less the process's umask, as for any file a
+// program creates (0644 under the usual umask 022).
 func Create(path string, h Header) (*File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("mmapstore: create: %w", err)
 	}
@@ -64,6 +69,11 @@ func Create(path string, h Header) (*File, error) {
 // CreateTemp is Create for a rebuild that will replace target: the file is
 // made in target's folder under a temporary name, and Publish moves it over
 // target atomically.
+//
+// When target exists, the new file takes its permission bits and, where
+// the process may change them (as root, or to a group it is in), its owner
+// and group: a filter rebuilt by root for a service keeps being readable by
+// that service. A new target gets 0666 less the umask, as Create does.
 func CreateTemp(target string, h Header) (*File, error) {
 	dir, base := filepath.Split(target)
 	if dir == "" {
@@ -636,24 +646,81 @@ func (f *File) Publish(count uint64) error {
 	return errors.Join(err, f.release())
 }
 
-// createTemp makes the temporary file for a build of target, with the mode
-// the target has (0644 for a new target: os.CreateTemp's 0600 would hide a
-// published filter from readers running as other users).
+// createTemp makes the temporary file for a build of target, beside it
+// (in dir, named "."+base+".tmp-*"), with target's permission bits, owner
+// and group when it exists (see CreateTemp), else 0666 less the umask.
 func createTemp(dir, base, target string) (*os.File, error) {
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	var f *os.File
+	var err error
+	for try := 0; try < 100; try++ {
+		name := filepath.Join(dir, "."+base+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("mmapstore: create temporary file for %s: %w", target, err)
 	}
-	mode := fs.FileMode(0o644)
-	if st, err := os.Stat(target); err == nil {
-		mode = st.Mode().Perm()
-	}
-	if err := f.Chmod(mode); err != nil {
+	if err := takeOwnership(f, target); err != nil {
 		f.Close()
 		os.Remove(f.Name())
-		return nil, fmt.Errorf("mmapstore: %w", err)
+		return nil, fmt.Errorf("mmapstore: %s: %w", f.Name(), err)
 	}
 	return f, nil
+}
+
+// takeOwnership gives f the permission bits of the file at target, and its
+// owner and group as far as this process may; nothing when target does not
+// exist.
+func takeOwnership(f *os.File, target string) error {
+	st, err := os.Stat(target)
+	if err != nil {
+		return nil // a new target: f keeps the umask's mode
+	}
+	if err := f.Chmod(st.Mode().Perm()); err != nil {
+		return err
+	}
+	return chownLike(f, st)
+}
+
+// CopyTemp copies the file at src into a new temporary file beside target,
+// made as CreateTemp makes its file (target's permission bits, owner and
+// group, or 0666 less the umask for a new target), and synced. It returns
+// the copy's path: for a tool that builds its result by changing a copy (a
+// union into a copy of its first input) and then moves it over target with
+// Replace. src must be a regular file (ErrNotRegular otherwise). On error
+// nothing is left behind.
+func CopyTemp(src, target string) (_ string, err error) {
+	in, _, err := openRegular(src, os.O_RDONLY)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	dir, base := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	out, err := createTemp(dir, base, target)
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if err != nil {
+			out.Close()
+			os.Remove(out.Name())
+		}
+	}()
+	if _, err := io.Copy(out, in); err != nil {
+		return "", fmt.Errorf("mmapstore: copy %s to %s: %w", src, out.Name(), err)
+	}
+	if err := out.Sync(); err != nil {
+		return "", fmt.Errorf("mmapstore: fsync %s: %w", out.Name(), err)
+	}
+	if err := out.Close(); err != nil {
+		return "", fmt.Errorf("mmapstore: close %s: %w", out.Name(), err)
+	}
+	return out.Name(), nil
 }
 
 // ReadHeader reads and validates the header of the filter file at path

@@ -93,3 +93,58 @@ func TestDamagedPayloadStaysDetectedAfterAdd(t *testing.T) {
 		})
 	}
 }
+
+// statOf returns the permission bits, owner and group of path.
+func statOf(t *testing.T, path string) (os.FileMode, uint32, uint32) {
+	t.Helper()
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	sys := st.Sys().(*syscall.Stat_t)
+	return st.Mode().Perm(), sys.Uid, sys.Gid
+}
+
+// Builds under umask 077 gave 0644 files, and root rebuilding a 0600 filter
+// owned by the service user published a root-owned file the service could
+// not read. A new file now honours the umask; a rebuilt one keeps the
+// target's mode, owner and group.
+func TestBuildKeepsModeAndOwner(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "keys.txt"), keyLines("k", 1000))
+	sh := func(mask string, args ...string) result {
+		cmd := exec.Command("sh", append([]string{"-c", "umask " + mask + ` && exec "$0" "$@"`, bloomkitBin}, args...)...)
+		cmd.Dir = dir
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		r := result{stdout: o.String(), stderr: e.String()}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			r.code = ee.ExitCode()
+		} else {
+			require.NoError(t, err)
+		}
+		return r
+	}
+	sh("077", "build", "-n", "1000", "-o", "new.bloom", "keys.txt").ok(t)
+	mode, _, _ := statOf(t, filepath.Join(dir, "new.bloom"))
+	require.Equal(t, os.FileMode(0o600), mode, "build under umask 077")
+	sh("027", "create", "-n", "1000", "created.bloom").ok(t)
+	mode, _, _ = statOf(t, filepath.Join(dir, "created.bloom"))
+	require.Equal(t, os.FileMode(0o640), mode, "create under umask 027")
+
+	served := filepath.Join(dir, "served.bloom")
+	bk(t, dir, "", "build", "-n", "1000", "-o", "served.bloom", "keys.txt").ok(t)
+	require.NoError(t, os.Chmod(served, 0o600))
+	wantUID, wantGID := uint32(os.Getuid()), uint32(os.Getgid())
+	if os.Geteuid() == 0 {
+		wantUID, wantGID = 4321, 8765 // the service user that reads it
+		require.NoError(t, os.Chown(served, int(wantUID), int(wantGID)))
+	} else {
+		t.Log("not root: the owner cannot be given away, only the mode is checked")
+	}
+	sh("022", "build", "-n", "1000", "-o", "served.bloom", "keys.txt").ok(t)
+	mode, uid, gid := statOf(t, served)
+	require.Equal(t, os.FileMode(0o600), mode, "rebuild over a 0600 target")
+	require.Equal(t, wantUID, uid, "owner kept")
+	require.Equal(t, wantGID, gid, "group kept")
+}
