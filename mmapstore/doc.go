@@ -29,10 +29,13 @@
 // holes of a sparse file, and Grow a new stage, the same way. An allocation
 // the disk refuses (ENOSPC) is undone: the holes it was filling are punched
 // again and a file it was extending is cut back, so the disk is not left
-// full. Sync msyncs the payload, then
-// writes a new header. Close and Publish also checksum the payload and mark
-// it current. Publish and WriteFileAtomic build in a temporary file in the
-// target's folder, fsync it, rename it over the target and fsync the folder.
+// full.
+//
+// Sync msyncs the payload, then writes a new header. Close and Publish also
+// checksum the payload and mark it current. Publish and WriteFileAtomic build
+// in a temporary file in the target's folder, fsync it, rename it over the
+// target and fsync the folder; PublishCopy does the same with a copy of a
+// finished file, which it verifies first.
 //
 // # Modes and owners
 //
@@ -47,8 +50,17 @@
 //
 //   - Mapping needs a little-endian CPU (ErrPlatform elsewhere); streams work
 //     everywhere.
-//   - A mapped file that another process truncates faults its readers
-//     (SIGBUS): replace filter files by rename (Publish), never in place.
+//   - The one unsafe operation: writing a served filter file in place. A
+//     file that another process truncates or rewrites under a mapping
+//     (`cp new.bloom live.bloom`, `truncate`, `rsync --inplace`) faults
+//     every process that maps it, Live included: SIGBUS kills it. Replace
+//     filter files by rename, which leaves every mapping intact: Publish for
+//     a build, PublishCopy (the CLI's `bloomkit publish SRC DST`) for a
+//     finished file, or a plain rsync or `mv` from the same file system.
+//     (Linux file leases could let a server copy the file out before the
+//     writer proceeds, but only for the file's owner, within the kernel's
+//     lease-break time, and at the cost of a second copy of the filter in
+//     memory; this package does not try.)
 //   - One writer process per file, enforced with flock on Unix only.
 //   - A build interrupted by a crash leaves its temporary file (".NAME.tmp-*"
 //     beside the target); the target itself is never harmed.

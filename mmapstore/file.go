@@ -723,6 +723,50 @@ func CopyTemp(src, target string) (_ string, err error) {
 	return out.Name(), nil
 }
 
+// PublishCopy publishes the finished filter file src at dst the safe way:
+// it copies src into a temporary file beside dst (made as CreateTemp makes
+// its file: dst's mode, owner and group), checks the copy as Open does and
+// verifies it against its payload checksum, syncs it, renames it over dst
+// and syncs the folder. A process that maps dst (Live, or any reader) keeps
+// its old mapping intact and sees the new file at its next open; copying
+// over dst in place (cp, truncate) would instead pull the pages from under
+// its mapping, and it would die of SIGBUS.
+//
+// A src that is not a sealed filter file is refused with the typed error
+// (ErrNotRegular, ErrBadMagic, ErrTruncated, ErrPayloadChecksum,
+// ErrChecksumStale for a file still open for writing or whose writer
+// crashed, ...); dst is then untouched and no temporary file is left.
+func PublishCopy(src, dst string) (err error) {
+	if _, err := ReadHeader(src); err != nil {
+		return err
+	}
+	tmp, err := CopyTemp(src, dst)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(tmp)
+		}
+	}()
+	h, err := ReadHeader(tmp)
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	f, err := OpenReadOnly(tmp, h.Variant)
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	err = f.Verify()
+	if cerr := f.Close(0); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	return renameDurably(tmp, dst)
+}
+
 // ReadHeader reads and validates the header of the filter file at path
 // without mapping it: for tools that must learn a file's variant before they
 // open it. It checks the file's length against the header as Open does.
