@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // End-to-end tests of what the file layer (mmapstore) promises the CLI:

@@ -79,5 +79,5 @@ func FreeBytes(t testing.TB, path string) int64 {
 	t.Helper()
 	var st syscall.Statfs_t
 	require.NoError(t, syscall.Statfs(path, &st))
-	return int64(st.Bfree) * st.Bsize
+	return int64(st.Bfree) * int64(st.Bsize)
 }
