@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -194,6 +195,25 @@ func serveChild(t *testing.T, path string) {
 	}
 }
 
+// lockedBuffer is a bytes.Buffer that a child process's output may be
+// copied into while the test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 // Copying a new build over a served file in place (cp, truncate) kills the
 // serving process with SIGBUS: its mapping loses its pages. That is the one
 // unsafe operation, and `bloomkit publish SRC DST` is the safe way to do
@@ -221,8 +241,8 @@ func TestPublishIntoServedPath(t *testing.T) {
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
 	lines := make(chan string, 100)
 	go func() {
@@ -239,7 +259,9 @@ func TestPublishIntoServedPath(t *testing.T) {
 		for {
 			select {
 			case l, ok := <-lines:
-				require.True(t, ok, "the server ended before %q; output %q, stderr %s", want, out, stderr.String())
+				if !ok {
+					t.Fatalf("the server ended before %q; output %q, stderr %s", want, out, stderr.String())
+				}
 				out = append(out, l)
 				if strings.HasPrefix(l, want) {
 					return
