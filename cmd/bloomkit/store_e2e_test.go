@@ -244,6 +244,13 @@ func TestPublishIntoServedPath(t *testing.T) {
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
+	exited := false
+	t.Cleanup(func() { // a failed test does not leave the server running
+		if !exited {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
 	lines := make(chan string, 100)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -290,6 +297,8 @@ func TestPublishIntoServedPath(t *testing.T) {
 
 	require.NoError(t, stdin.Close())
 	waitFor("SERVED-OK")
-	require.NoError(t, cmd.Wait(), "the server exits cleanly; stderr %s", stderr.String())
+	err = cmd.Wait()
+	exited = true
+	require.NoError(t, err, "the server exits cleanly; stderr %s", stderr.String())
 	require.NotContains(t, strings.Join(out, "\n"), "gen 5")
 }
