@@ -10,8 +10,13 @@
 // check (magic, version, variant, geometry, sizes against the file length,
 // header checksum) before they map, and return typed errors (ErrBadMagic,
 // ErrVersion, ErrVariant, ErrTruncated, ErrHeaderChecksum, ErrCorrupt; a
-// missing file wraps fs.ErrNotExist). The payload checksum is O(size) and
-// checked only by Verify and by stream readers.
+// missing file wraps fs.ErrNotExist). Every open is non-blocking and refuses
+// anything but a regular file with ErrNotRegular before it could wait on it
+// (a FIFO at a filter path would otherwise block forever). The payload
+// checksum is O(size) and checked by Verify, by stream readers, and by a
+// writable open of a file whose checksum is current: a writer's Close
+// checksums the payload anew, so damage present before the open would be
+// sealed as good otherwise.
 //
 // Variants use File through their own Create, Open and OpenReadOnly; users
 // mostly meet this package through Live, which serves a path through
@@ -20,17 +25,42 @@
 // # Durability
 //
 // Create allocates the file's blocks before mapping it, so a full disk is an
-// error from Create rather than a SIGBUS later. Sync msyncs the payload, then
-// writes a new header. Close and Publish also checksum the payload and mark
-// it current. Publish and WriteFileAtomic build in a temporary file in the
-// target's folder, fsync it, rename it over the target and fsync the folder.
+// error from Create rather than a SIGBUS later; a writable Open allocates the
+// holes of a sparse file, and Grow a new stage, the same way. An allocation
+// the disk refuses (ENOSPC) is undone: the holes it was filling are punched
+// again and a file it was extending is cut back, so the disk is not left
+// full.
+//
+// Sync msyncs the payload, then writes a new header. Close and Publish also
+// checksum the payload and mark it current. Publish and WriteFileAtomic build
+// in a temporary file in the target's folder, fsync it, rename it over the
+// target and fsync the folder; PublishCopy does the same with a copy of a
+// finished file, which it verifies first.
+//
+// # Modes and owners
+//
+// A new file gets 0666 less the umask, like any file a program creates. A
+// file that replaces another (CreateTemp and Publish, WriteFileAtomic,
+// CopyTemp and Replace) takes the target's permission bits and, as far as
+// the process may (root may; others may set a group they are in), its owner
+// and group, so that a rebuild run as root stays readable by the service
+// that owns the filter.
 //
 // # Caveats
 //
 //   - Mapping needs a little-endian CPU (ErrPlatform elsewhere); streams work
 //     everywhere.
-//   - A mapped file that another process truncates faults its readers
-//     (SIGBUS): replace filter files by rename (Publish), never in place.
+//   - The one unsafe operation: writing a served filter file in place. A
+//     file that another process truncates or rewrites under a mapping
+//     (`cp new.bloom live.bloom`, `truncate`, `rsync --inplace`) faults
+//     every process that maps it, Live included: SIGBUS kills it. Replace
+//     filter files by rename, which leaves every mapping intact: Publish for
+//     a build, PublishCopy (the CLI's `bloomkit publish SRC DST`) for a
+//     finished file, or a plain rsync or `mv` from the same file system.
+//     (Linux file leases could let a server copy the file out before the
+//     writer proceeds, but only for the file's owner, within the kernel's
+//     lease-break time, and at the cost of a second copy of the filter in
+//     memory; this package does not try.)
 //   - One writer process per file, enforced with flock on Unix only.
 //   - A build interrupted by a crash leaves its temporary file (".NAME.tmp-*"
 //     beside the target); the target itself is never harmed.

@@ -39,6 +39,9 @@ var (
 	ErrTooLarge = sizing.ErrTooLarge
 	// ErrLocked: another process holds the file open for writing.
 	ErrLocked = errors.New("mmapstore: file is open for writing elsewhere")
+	// ErrNotRegular: the path names something other than a regular file (a
+	// FIFO, a device, a folder), refused before it could block or be mapped.
+	ErrNotRegular = errors.New("mmapstore: not a regular file")
 	// ErrReadOnly: a write to a file opened read-only.
 	ErrReadOnly = errors.New("mmapstore: file is read-only")
 	// ErrClosed: use of a closed file.

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"unsafe"
 
@@ -53,8 +55,11 @@ type grownStage struct {
 // are allocated before it is mapped, so a full disk is an error here rather
 // than a fault later. h.PayloadLen must match the geometry (see
 // Header.Validate); Version, Hash, Generation and Flags are set by Create.
+//
+// The new file's mode is 0666 less the process's umask, as for any file a
+// program creates (0644 under the usual umask 022).
 func Create(path string, h Header) (*File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("mmapstore: create: %w", err)
 	}
@@ -64,6 +69,11 @@ func Create(path string, h Header) (*File, error) {
 // CreateTemp is Create for a rebuild that will replace target: the file is
 // made in target's folder under a temporary name, and Publish moves it over
 // target atomically.
+//
+// When target exists, the new file takes its permission bits and, where
+// the process may change them (as root, or to a group it is in), its owner
+// and group: a filter rebuilt by root for a service keeps being readable by
+// that service. A new target gets 0666 less the umask, as Create does.
 func CreateTemp(target string, h Header) (*File, error) {
 	dir, base := filepath.Split(target)
 	if dir == "" {
@@ -121,11 +131,19 @@ func create(f *os.File, path string, h Header) (_ *File, err error) {
 
 // Open maps an existing filter file read-write. want is the variant the
 // caller can serve; a file of another variant is ErrVariant. Everything that
-// is O(1) to check is checked before the file is mapped; the payload is not
-// read (see Verify).
+// is O(1) to check is checked before the file is mapped.
+//
+// When the header's checksum is current (the last writer closed the file
+// cleanly), Open also verifies the payload against it before it changes
+// anything: O(size), the same read Close pays to seal the file again. A
+// mismatch is ErrPayloadChecksum and leaves the file as it was, because a
+// writer that went on would seal the damage under a fresh checksum and
+// Verify could never report it again. A file whose checksum is not current
+// (its writer crashed) has nothing to verify against and opens as before.
 func Open(path string, want Variant) (*File, error) { return open(path, want, false) }
 
-// OpenReadOnly maps an existing filter file read-only; see Open.
+// OpenReadOnly maps an existing filter file read-only; see Open. It does not
+// read the payload: O(1) whatever the size (see Verify).
 func OpenReadOnly(path string, want Variant) (*File, error) { return open(path, want, true) }
 
 func open(path string, want Variant, readOnly bool) (_ *File, err error) {
@@ -136,22 +154,15 @@ func open(path string, want Variant, readOnly bool) (_ *File, err error) {
 	if readOnly {
 		flag = os.O_RDONLY
 	}
-	f, err := os.OpenFile(path, flag, 0)
+	f, st, err := openRegular(path, flag)
 	if err != nil {
-		return nil, fmt.Errorf("mmapstore: open: %w", err) // wraps fs.ErrNotExist
+		return nil, err
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
 		}
 	}()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("mmapstore: %s: %w", path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("mmapstore: %s: not a regular file", path)
-	}
 	if !readOnly {
 		// Lock before reading the header, so that no other writer can
 		// change it between our read and our first header write.
@@ -180,6 +191,15 @@ func open(path string, want Variant, readOnly bool) (_ *File, err error) {
 		// Scalable files may carry a stage whose growth did not complete.
 		return nil, fmt.Errorf("%w: %s is %d bytes, its header describes %d", ErrCorrupt, path, size, need)
 	}
+	if !readOnly && h.ChecksumCurrent() {
+		// The writer's Close will checksum the payload as it then is; if
+		// the payload was damaged before this open, that would bless the
+		// damage. So a checksum that vouches for the payload is checked
+		// before anything in the file changes.
+		if err := verifyPayload(f, path, h); err != nil {
+			return nil, err
+		}
+	}
 	mf := &File{f: f, path: path, hdr: h, readOnly: readOnly}
 	if !readOnly {
 		// A file copied sparsely has holes; writing into a hole of a full
@@ -200,6 +220,47 @@ func open(path string, want Variant, readOnly bool) (_ *File, err error) {
 		}
 	}
 	return mf, nil
+}
+
+// openRegular opens path without waiting on it (a FIFO with no writer
+// would block a plain open forever) and refuses anything that is not a
+// regular file with ErrNotRegular. A missing file wraps fs.ErrNotExist.
+func openRegular(path string, flag int) (*os.File, os.FileInfo, error) {
+	f, err := os.OpenFile(path, flag|openNonBlocking, 0)
+	if err != nil {
+		if st, serr := os.Stat(path); serr == nil && !st.Mode().IsRegular() {
+			return nil, nil, notRegular(path, st) // a folder opened for writing
+		}
+		return nil, nil, fmt.Errorf("mmapstore: open: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("mmapstore: %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, notRegular(path, st)
+	}
+	return f, st, nil
+}
+
+func notRegular(path string, st os.FileInfo) error {
+	return fmt.Errorf("%w: %s is a %s", ErrNotRegular, path, describeMode(st.Mode()))
+}
+
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m.IsDir():
+		return "folder"
+	}
+	return "special file (" + m.Type().String() + ")"
 }
 
 func mapFile(f *os.File, size int64, writable bool) (mmap.MMap, error) {
@@ -229,6 +290,10 @@ func (f *File) Header() Header {
 // Path returns the file's path (for CreateTemp, the temporary path until
 // Publish).
 func (f *File) Path() string { return f.path }
+
+// Target returns the path Publish moves the file to: the target given to
+// CreateTemp, or "" for a file that was not made by CreateTemp.
+func (f *File) Target() string { return f.target }
 
 // ReadOnly reports whether the file was opened read-only.
 func (f *File) ReadOnly() bool { return f.readOnly }
@@ -272,7 +337,8 @@ func asWords(p []byte) []uint64 {
 var growFault func(step string) error
 
 // Grow appends stage s to a writable scalable file and returns its words,
-// zero. The order makes growth crash-safe: the file is extended with its
+// zero. A Grow that fails (a full disk: ENOSPC) cuts the file back to the
+// stages it had, giving back every block it took. The order makes growth crash-safe: the file is extended with its
 // blocks allocated and its new length synced, the stage is mapped, and only
 // then does a new header name it. A crash before the header write leaves a
 // file that opens with its previous stages (trailing bytes are allowed for
@@ -312,6 +378,15 @@ func (f *File) Grow(s Stage) ([]uint64, error) {
 		}
 	}
 	size := int64(HeaderSize + h.PayloadLen)
+	// A growth that fails gives back what it took: the file is cut back to
+	// its named stages, so a full disk is not left full by a stage that
+	// does not exist.
+	grew := false
+	defer func() {
+		if !grew {
+			f.f.Truncate(end)
+		}
+	}()
 	if err := allocate(f.f, size); err != nil {
 		return nil, fmt.Errorf("mmapstore: grow %s to %d bytes: %w", f.path, size, err)
 	}
@@ -320,6 +395,7 @@ func (f *File) Grow(s Stage) ([]uint64, error) {
 	}
 	if growFault != nil {
 		if err := growFault("allocated"); err != nil {
+			grew = true // a crash runs no cleanup
 			return nil, err
 		}
 	}
@@ -332,6 +408,7 @@ func (f *File) Grow(s Stage) ([]uint64, error) {
 	g := grownStage{m: m, bytes: m[start-aligned:]}
 	if growFault != nil {
 		if err := growFault("mapped"); err != nil {
+			grew = true // a crash runs no cleanup
 			m.Unmap()
 			return nil, err
 		}
@@ -344,6 +421,7 @@ func (f *File) Grow(s Stage) ([]uint64, error) {
 		return nil, err
 	}
 	f.grown = append(f.grown, g)
+	grew = true
 	return asWords(g.bytes), nil
 }
 
@@ -448,6 +526,30 @@ func (f *File) Verify() error {
 	return nil
 }
 
+// verifyPayload reads the payload h describes from f and checks it against
+// h.PayloadSum: O(size), with reads, not a mapping, so that nothing is
+// allocated or mapped for a file that is refused.
+func verifyPayload(f *os.File, path string, h Header) error {
+	sum := xxh3.New()
+	buf := make([]byte, 1<<20)
+	end := int64(HeaderSize + h.PayloadLen)
+	for off := int64(HeaderSize); off < end; {
+		n := int64(len(buf))
+		if end-off < n {
+			n = end - off
+		}
+		if _, err := f.ReadAt(buf[:n], off); err != nil {
+			return fmt.Errorf("mmapstore: verify %s: %w", path, err)
+		}
+		sum.Write(buf[:n])
+		off += n
+	}
+	if got := sum.Sum64(); got != h.PayloadSum {
+		return fmt.Errorf("%w: %s: recorded %#016x, computed %#016x", ErrPayloadChecksum, path, h.PayloadSum, got)
+	}
+	return nil
+}
+
 // Prefault reads every page of the payload into memory, so that the first
 // lookups after startup do not wait for the disk. It costs O(size).
 func (f *File) Prefault() error {
@@ -544,39 +646,136 @@ func (f *File) Publish(count uint64) error {
 	return errors.Join(err, f.release())
 }
 
-// createTemp makes the temporary file for a build of target, with the mode
-// the target has (0644 for a new target: os.CreateTemp's 0600 would hide a
-// published filter from readers running as other users).
+// createTemp makes the temporary file for a build of target, beside it
+// (in dir, named "."+base+".tmp-*"), with target's permission bits, owner
+// and group when it exists (see CreateTemp), else 0666 less the umask.
 func createTemp(dir, base, target string) (*os.File, error) {
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	var f *os.File
+	var err error
+	for try := 0; try < 100; try++ {
+		name := filepath.Join(dir, "."+base+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("mmapstore: create temporary file for %s: %w", target, err)
 	}
-	mode := fs.FileMode(0o644)
-	if st, err := os.Stat(target); err == nil {
-		mode = st.Mode().Perm()
-	}
-	if err := f.Chmod(mode); err != nil {
+	if err := takeOwnership(f, target); err != nil {
 		f.Close()
 		os.Remove(f.Name())
-		return nil, fmt.Errorf("mmapstore: %w", err)
+		return nil, fmt.Errorf("mmapstore: %s: %w", f.Name(), err)
 	}
 	return f, nil
+}
+
+// takeOwnership gives f the permission bits of the file at target, and its
+// owner and group as far as this process may; nothing when target does not
+// exist.
+func takeOwnership(f *os.File, target string) error {
+	st, err := os.Stat(target)
+	if err != nil {
+		return nil // a new target: f keeps the umask's mode
+	}
+	if err := f.Chmod(st.Mode().Perm()); err != nil {
+		return err
+	}
+	return chownLike(f, st)
+}
+
+// CopyTemp copies the file at src into a new temporary file beside target,
+// made as CreateTemp makes its file (target's permission bits, owner and
+// group, or 0666 less the umask for a new target), and synced. It returns
+// the copy's path: for a tool that builds its result by changing a copy (a
+// union into a copy of its first input) and then moves it over target with
+// Replace. src must be a regular file (ErrNotRegular otherwise). On error
+// nothing is left behind.
+func CopyTemp(src, target string) (_ string, err error) {
+	in, _, err := openRegular(src, os.O_RDONLY)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	dir, base := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	out, err := createTemp(dir, base, target)
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if err != nil {
+			out.Close()
+			os.Remove(out.Name())
+		}
+	}()
+	if _, err := io.Copy(out, in); err != nil {
+		return "", fmt.Errorf("mmapstore: copy %s to %s: %w", src, out.Name(), err)
+	}
+	if err := out.Sync(); err != nil {
+		return "", fmt.Errorf("mmapstore: fsync %s: %w", out.Name(), err)
+	}
+	if err := out.Close(); err != nil {
+		return "", fmt.Errorf("mmapstore: close %s: %w", out.Name(), err)
+	}
+	return out.Name(), nil
+}
+
+// PublishCopy publishes the finished filter file src at dst the safe way:
+// it copies src into a temporary file beside dst (made as CreateTemp makes
+// its file: dst's mode, owner and group), checks the copy as Open does and
+// verifies it against its payload checksum, syncs it, renames it over dst
+// and syncs the folder. A process that maps dst (Live, or any reader) keeps
+// its old mapping intact and sees the new file at its next open; copying
+// over dst in place (cp, truncate) would instead pull the pages from under
+// its mapping, and it would die of SIGBUS.
+//
+// A src that is not a sealed filter file is refused with the typed error
+// (ErrNotRegular, ErrBadMagic, ErrTruncated, ErrPayloadChecksum,
+// ErrChecksumStale for a file still open for writing or whose writer
+// crashed, ...); dst is then untouched and no temporary file is left.
+func PublishCopy(src, dst string) (err error) {
+	if _, err := ReadHeader(src); err != nil {
+		return err
+	}
+	tmp, err := CopyTemp(src, dst)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(tmp)
+		}
+	}()
+	h, err := ReadHeader(tmp)
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	f, err := OpenReadOnly(tmp, h.Variant)
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	err = f.Verify()
+	if cerr := f.Close(0); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	return renameDurably(tmp, dst)
 }
 
 // ReadHeader reads and validates the header of the filter file at path
 // without mapping it: for tools that must learn a file's variant before they
 // open it. It checks the file's length against the header as Open does.
 func ReadHeader(path string) (Header, error) {
-	f, err := os.Open(path)
+	f, st, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
-		return Header{}, fmt.Errorf("mmapstore: %w", err)
+		return Header{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return Header{}, fmt.Errorf("mmapstore: %w", err)
-	}
 	var head [HeaderSize]byte
 	n, err := f.ReadAt(head[:], 0)
 	if err != nil && !errors.Is(err, io.EOF) {

@@ -27,6 +27,8 @@ func (l *liveFile) build() uint64 {
 	return l.f.Words()[0]
 }
 
+func (l *liveFile) Verify() error { return l.f.Verify() }
+
 func (l *liveFile) Close() error {
 	l.closed.Store(true)
 	return l.f.Close(0)

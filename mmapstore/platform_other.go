@@ -16,3 +16,11 @@ func adviseWillNeed([]byte) {}
 // lockExclusive: no advisory locking on this platform; one writer is the
 // caller's responsibility.
 func lockExclusive(*os.File) error { return nil }
+
+// openNonBlocking is added to the flags of every open of a filter path, so
+// that opening a FIFO returns at once and the type check can refuse it.
+// Regular files ignore it.
+const openNonBlocking = 0
+
+// chownLike: file ownership is not carried over on this platform.
+func chownLike(*os.File, os.FileInfo) error { return nil }

@@ -5,6 +5,7 @@ package mmapstore
 import (
 	"errors"
 	"os"
+	"syscall"
 	"unsafe"
 
 	"github.com/edsrzf/mmap-go"
@@ -39,4 +40,33 @@ func lockExclusive(f *os.File) error {
 		return ErrLocked
 	}
 	return err
+}
+
+// openNonBlocking is added to the flags of every open of a filter path, so
+// that opening a FIFO returns at once and the type check can refuse it.
+// Regular files ignore it.
+const openNonBlocking = unix.O_NONBLOCK
+
+// chownLike gives f the owner and group of the file st describes, as far as
+// this process may: both as root (or with CAP_CHOWN), else the group alone
+// if the process is in it, else neither (EPERM is not an error: the file
+// then stays the caller's, which is all an unprivileged process can make).
+// The permission bits are set again afterwards, since chown clears setgid.
+func chownLike(f *os.File, st os.FileInfo) error {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	uid, gid := int(sys.Uid), int(sys.Gid)
+	err := f.Chown(uid, gid)
+	if errors.Is(err, unix.EPERM) {
+		err = f.Chown(-1, gid)
+	}
+	if errors.Is(err, unix.EPERM) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Chmod(st.Mode().Perm())
 }

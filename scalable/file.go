@@ -1,6 +1,7 @@
 package scalable
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -47,7 +48,9 @@ func create(path string, n0 uint64, p float64, opts []Option, temp bool) (*Filte
 // the limits (WithMaxStages, WithMaxBytes), which the file does not store;
 // a seed, growth or tightening that differs from the file's is ErrInvalid.
 //
-// Open is O(1) after a clean Close. After a crash it reads the newest stage
+// After a clean Close, Open verifies every stage against the file's checksum,
+// O(size), so that damage is refused (mmapstore.ErrPayloadChecksum) rather
+// than sealed as good. After a crash it reads the newest stage
 // once, O(its size), to re-estimate how many keys it holds, since the count
 // recorded at the last Sync may be behind: a stage is not overfilled because
 // the process died.
@@ -131,17 +134,25 @@ func (f *Filter) recordCounts() {
 // Sync makes every Add completed before it durable, in every stage, and
 // records the stage counts in the header. It costs the pages changed since
 // the last Sync. It does nothing for in-memory and read-only filters.
+//
+// If the file could not grow when a stage was needed (see Err), Sync still
+// makes every key durable, then returns that error: the keys are kept, but
+// the filter's rate is above its target.
 func (f *Filter) Sync() error {
 	f.grow.Lock() // no stage is added halfway through
 	defer f.grow.Unlock()
 	f.recordCounts()
-	return f.Store.Sync()
+	return errors.Join(f.Store.Sync(), f.growthFailed())
 }
 
 // Close releases the file; a writable filter is synced and sealed with its
 // checksum first (O(size)). It does nothing for an in-memory filter. The
 // filter must not be used afterwards: Add and Contains panic with an error
 // wrapping mmapstore.ErrClosed, and a second Close returns it.
+//
+// If the file could not grow when a stage was needed (see Err), Close still
+// seals every key into the file, then returns that error (wrapping ErrLimit
+// and the cause, ENOSPC on a full disk).
 func (f *Filter) Close() error {
 	if f.File() == nil {
 		return nil
@@ -150,6 +161,9 @@ func (f *Filter) Close() error {
 	defer f.grow.Unlock()
 	f.recordCounts()
 	err := f.CloseFile()
+	if !errors.Is(err, mmapstore.ErrClosed) {
+		err = errors.Join(err, f.growthFailed())
+	}
 	f.stages.Store(&[]*stage{})
 	return err
 }
@@ -157,11 +171,20 @@ func (f *Filter) Close() error {
 // Publish completes a filter made by CreateTemp: it is sealed, synced and
 // renamed over its target path, so readers of that path see the old filter
 // or the new one, never a partial one. The filter is closed afterwards.
+//
+// A build whose file could not grow when a stage was needed (see Err) is
+// not published: its rate is above the target. Publish discards it, leaves
+// the target as it was and returns the growth error.
 func (f *Filter) Publish() error {
 	f.grow.Lock()
 	defer f.grow.Unlock()
 	f.recordCounts()
-	err := f.PublishFile()
+	var err error
+	if gerr := f.growthFailed(); gerr != nil && f.File() != nil && f.File().Target() != "" {
+		err = errors.Join(gerr, f.CloseFile()) // Close of a temporary build removes it
+	} else {
+		err = f.PublishFile()
+	}
 	if f.File() != nil {
 		f.stages.Store(&[]*stage{})
 	}

@@ -333,11 +333,20 @@ func TestCorruptFiles(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			p := filepath.Join(dir, "bad.bloom")
 			require.NoError(t, os.WriteFile(p, c.data, 0o644))
-			for _, open := range []func(string) (*Filter, error){OpenReadOnly, func(p string) (*Filter, error) { return Open(p) }} {
+			for i, open := range []func(string) (*Filter, error){OpenReadOnly, func(p string) (*Filter, error) { return Open(p) }} {
 				r, err := open(p)
 				if c.open != nil {
 					require.ErrorIs(t, err, c.open)
 					require.Contains(t, err.Error(), p, "the error names the file")
+					continue
+				}
+				if writable := i == 1; writable && c.verifyErr != nil {
+					// A writable Open verifies a current checksum first and
+					// leaves a damaged file as it found it.
+					require.ErrorIs(t, err, c.verifyErr)
+					now, rerr := os.ReadFile(p)
+					require.NoError(t, rerr)
+					require.Equal(t, c.data, now, "a refused file is not changed")
 					continue
 				}
 				require.NoError(t, err)

@@ -1,6 +1,7 @@
 package scalable
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -33,6 +34,9 @@ type Filter struct {
 	n0       uint64
 	p        float64
 	limitErr atomic.Pointer[error] // why the filter stopped growing, once it did
+	// growErr is limitErr when growth failed rather than met a limit the
+	// caller set (the disk or the memory refused): Sync and Close return it.
+	growErr  atomic.Pointer[error]
 	readOnly bool
 	filebacked.Store
 }
@@ -128,7 +132,7 @@ func (f *Filter) newStage(i int) (*stage, error) {
 		f.recordCounts() // the header Grow writes says the full stage is full
 		words, err := mf.Grow(g)
 		if err != nil {
-			return nil, fmt.Errorf("%w: stage %d: %w", ErrLimit, i, err)
+			return nil, &growFailure{fmt.Errorf("%w: stage %d: %w", ErrLimit, i, err)}
 		}
 		return newStageOf(words, g), nil
 	}
@@ -181,7 +185,9 @@ func (f *Filter) AddDigest(d hashing.Digest) bool {
 
 // TryAdd is Add that keeps the rate bound: when the key would need a new
 // stage and the filter may not grow, it adds nothing and returns false and
-// an error wrapping ErrLimit.
+// an error wrapping ErrLimit, and the cause: for a file that could not grow,
+// the operating system's error (errors.Is(err, syscall.ENOSPC) on a full
+// disk).
 func (f *Filter) TryAdd(key []byte) (bool, error) { return f.add(hashing.Sum(key, f.cfg.seed), true) }
 
 // TryAddString is TryAdd for a string key, without copying it.
@@ -231,7 +237,12 @@ func (f *Filter) addStage(full *stage) (*stage, error) {
 	}
 	s, err := f.newStage(len(st))
 	if err != nil {
+		var gf *growFailure
+		failed := errors.As(err, &gf)
 		err = fmt.Errorf("scalable: %w", err)
+		if failed {
+			f.growErr.Store(&err)
+		}
 		f.limitErr.Store(&err)
 		return full, err
 	}
@@ -240,11 +251,30 @@ func (f *Filter) addStage(full *stage) (*stage, error) {
 	return s, nil
 }
 
+// growFailure marks a growth error that is a failure (the file could not
+// grow) rather than a limit the caller set.
+type growFailure struct{ err error }
+
+func (g *growFailure) Error() string { return g.err.Error() }
+func (g *growFailure) Unwrap() error { return g.err }
+
+// growthFailed returns the error that stopped growth when it was a failure
+// of the file (a full disk), or nil.
+func (f *Filter) growthFailed() error {
+	if e := f.growErr.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
 // Err returns nil while the filter can grow, and once it could not add a
 // stage it needed, the reason, wrapping ErrLimit: WithMaxStages, WithMaxBytes,
 // this machine's memory or the disk. From then on the filter does not try
 // to grow again (reopen a file to retry): Add overfills the newest stage and
-// TryAdd refuses keys.
+// TryAdd refuses keys. When the file could not grow (a full disk: the error
+// wraps ENOSPC as well), Sync and Close return this error too, so a caller
+// that used Add and checks only Close learns that the filter's rate is no
+// longer bounded.
 func (f *Filter) Err() error {
 	if e := f.limitErr.Load(); e != nil {
 		return *e

@@ -39,8 +39,9 @@ func create(path string, n uint64, p float64, opts []Option, temp bool) (*Filter
 
 // Open maps the filter file at path read-write, for adding to it. Only one
 // process may hold a file open for writing (mmapstore.ErrLocked otherwise).
-// Open is O(1): it checks the header and maps the file without reading the
-// bit array. A missing file wraps fs.ErrNotExist; a file that is not a
+// Open checks the header and maps the file; after a clean Close it also
+// verifies the bit array against its checksum, O(size), so that damage is
+// refused (mmapstore.ErrPayloadChecksum) rather than sealed as good. A missing file wraps fs.ErrNotExist; a file that is not a
 // standard filter gives mmapstore's typed errors.
 func Open(path string) (*Filter, error) { return open(path, false) }
 

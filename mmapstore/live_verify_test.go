@@ -1,0 +1,94 @@
+package mmapstore_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bloomkit/bloomkit/mmapstore"
+	"github.com/bloomkit/bloomkit/standard"
+)
+
+// build publishes a standard filter of keys prefix0..prefix(n-1) at path.
+func build(t *testing.T, path, prefix string, n int) {
+	t.Helper()
+	f, err := standard.CreateTemp(path, uint64(n), 0.001)
+	require.NoError(t, err)
+	for i := 0; i < n; i++ {
+		f.AddString(fmt.Sprintf("%s%d", prefix, i))
+	}
+	require.NoError(t, f.Publish())
+}
+
+// A new build whose header is fine but whose payload was damaged, renamed
+// over a served path, used to be swapped in silently (most keys then
+// answered absent). Live verifies it first, keeps the old filter in
+// service, and reports the error from Reload and to Watch's onError.
+func TestLiveRefusesDamagedBuild(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "live.bloom")
+	build(t, path, "old", 10000)
+	live, err := mmapstore.NewLive(path, standard.OpenReadOnly)
+	require.NoError(t, err)
+	defer live.Close()
+
+	next := filepath.Join(dir, "next.bloom")
+	build(t, next, "new", 10000)
+	data, err := os.ReadFile(next)
+	require.NoError(t, err)
+	for off := mmapstore.PayloadOffset; off < len(data); off += 512 {
+		data[off] = 0 // a build damaged on its way: header fine, payload not
+	}
+	require.NoError(t, os.WriteFile(next, data, 0o644))
+	require.NoError(t, os.Rename(next, path))
+
+	changed, err := live.Reload()
+	require.ErrorIs(t, err, mmapstore.ErrPayloadChecksum)
+	require.False(t, changed)
+	lease := live.Acquire()
+	for i := 0; i < 10000; i++ {
+		require.True(t, lease.Value().ContainsString(fmt.Sprintf("old%d", i)), "the old filter is still served")
+	}
+	lease.Release()
+	_, err = live.Reload()
+	require.ErrorIs(t, err, mmapstore.ErrPayloadChecksum, "reported again while the damaged file is there")
+
+	var mu sync.Mutex
+	var reported []error
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		live.Watch(ctx, time.Millisecond, func(err error) { mu.Lock(); reported = append(reported, err); mu.Unlock() })
+		close(done)
+	}()
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(reported) > 0 }, 10*time.Second, time.Millisecond)
+	mu.Lock()
+	require.ErrorIs(t, reported[0], mmapstore.ErrPayloadChecksum)
+	mu.Unlock()
+
+	// A good build replaces it.
+	build(t, path, "new", 10000)
+	require.Eventually(t, func() bool {
+		l := live.Acquire()
+		defer l.Release()
+		return l.Value().ContainsString("new0")
+	}, 10*time.Second, time.Millisecond)
+	cancel()
+	<-done
+	lease = live.Acquire()
+	for i := 0; i < 10000; i++ {
+		require.True(t, lease.Value().ContainsString(fmt.Sprintf("new%d", i)))
+	}
+	lease.Release()
+
+	// A damaged file at startup is refused too.
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	_, err = mmapstore.NewLive(path, standard.OpenReadOnly)
+	require.ErrorIs(t, err, mmapstore.ErrPayloadChecksum)
+}
