@@ -517,7 +517,9 @@ func unionCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 					p, h.Variant, h.M, h.K, h.Seed, args[0], first.Variant, first.M, first.K, first.Seed)
 			}
 		}
-		tmp, err := copyBeside(args[0], *out)
+		// A copy made as a rebuild's temporary file: the target's mode and
+		// owner (or the umask for a new target).
+		tmp, err := mmapstore.CopyTemp(args[0], *out)
 		if err != nil {
 			return err
 		}
@@ -552,39 +554,6 @@ func unionCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		}
 		return mmapstore.Replace(tmp, *out)
 	}
-}
-
-// copyBeside copies src to a new temporary file in dst's folder, synced.
-func copyBeside(src, dst string) (string, error) {
-	in, err := os.Open(src)
-	if err != nil {
-		return "", err
-	}
-	defer in.Close()
-	dir, base := filepath.Split(dst)
-	if dir == "" {
-		dir = "."
-	}
-	out, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return "", err
-	}
-	// In steps, so that a signal stops a long copy; each step may use
-	// copy_file_range.
-	for err == nil {
-		if err = interrupted(); err == nil {
-			_, err = io.CopyN(out, in, 64<<20)
-		}
-	}
-	if err == io.EOF {
-		err = nil
-	}
-	err = errors.Join(err, out.Chmod(0o644), out.Sync(), out.Close())
-	if err != nil {
-		os.Remove(out.Name())
-		return "", err
-	}
-	return out.Name(), nil
 }
 
 func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {

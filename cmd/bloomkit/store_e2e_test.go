@@ -154,6 +154,17 @@ func TestBuildKeepsModeAndOwner(t *testing.T) {
 	require.Equal(t, os.FileMode(0o600), mode, "rebuild over a 0600 target")
 	require.Equal(t, wantUID, uid, "owner kept")
 	require.Equal(t, wantGID, gid, "group kept")
+
+	// union -o over the same 0600 target, and a new union under umask 077.
+	bk(t, dir, "", "build", "-n", "1000", "-o", "other.bloom", "keys.txt").ok(t)
+	sh("022", "union", "-o", "served.bloom", "served.bloom", "other.bloom").ok(t)
+	mode, uid, gid = statOf(t, served)
+	require.Equal(t, os.FileMode(0o600), mode, "union -o over a 0600 target")
+	require.Equal(t, wantUID, uid, "owner kept by union")
+	require.Equal(t, wantGID, gid, "group kept by union")
+	sh("077", "union", "-o", "merged.bloom", "other.bloom", "served.bloom").ok(t)
+	mode, _, _ = statOf(t, filepath.Join(dir, "merged.bloom"))
+	require.Equal(t, os.FileMode(0o600), mode, "union to a new file under umask 077")
 }
 
 // serveChild is the serving process of TestPublishIntoServedPath: it serves
