@@ -68,9 +68,9 @@ func open(path string, readOnly bool, opts []Option) (*Filter, error) {
 		// Check the header before mmapstore.Open changes it: the flag that
 		// says the writer closed the file cleanly is cleared there, and a
 		// file this package would refuse, or options that do not fit it,
-		// should leave it untouched. A missing or broken file is reported
-		// by Open below.
-		if h, err := mmapstore.ReadHeader(path); err == nil {
+		// should leave it untouched. A missing or broken file, or one of
+		// another variant, is reported by Open below.
+		if h, err := mmapstore.ReadHeader(path); err == nil && h.Variant == mmapstore.Scalable {
 			clean = h.ChecksumCurrent()
 			if _, err := openConfig(h, opts); err != nil {
 				return nil, fmt.Errorf("scalable: %s: %w", path, err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,108 +13,27 @@ import (
 
 	"github.com/bloomkit/bloomkit/internal/filtertest"
 	"github.com/bloomkit/bloomkit/mmapstore"
-	"github.com/bloomkit/bloomkit/standard"
 )
 
-func TestFileGrowsAndReopens(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "s.bloom")
-	f, err := Create(path, 1000, 0.01, WithSeed(4))
-	require.NoError(t, err)
-	require.Equal(t, path, f.Path())
-	filtertest.AddKeys(f, 1, 20_000) // 1+2+4+8 thousand, then the fifth stage
-	require.Equal(t, 5, f.NumStages())
-	require.NoError(t, f.Sync())
-	require.ErrorIs(t, f.Verify(), mmapstore.ErrChecksumStale, "open for writing")
-	filtertest.AddKeys(f, 2, 10_000) // and on past the Sync
-	added := f.Added()
-	require.NoError(t, f.Close())
-	require.ErrorIs(t, f.Close(), mmapstore.ErrClosed)
+// TestFileSuite runs the shared file suite (filtertest.RunFileSuite): the
+// lifecycle with growth, files and streams agreeing, changes to a read-only
+// filter, open errors and files of another variant, corrupt files (version
+// 2 among them), publishing with a reader of the old file and an abandoned
+// build, and the mode of a published file.
+func TestFileSuite(t *testing.T) { filtertest.RunFileSuite(t, variant) }
 
-	r, err := OpenReadOnly(path)
-	require.NoError(t, err)
-	require.True(t, r.ReadOnly())
-	require.Equal(t, 5, r.NumStages())
-	require.EqualValues(t, 4, r.Seed())
-	filtertest.NoFalseNegatives(t, r, 1, 20_000)
-	filtertest.NoFalseNegatives(t, r, 2, 10_000)
-	require.NoError(t, r.Verify())
-	require.NoError(t, r.Prefault())
-	require.Equal(t, added, r.Added())
-	require.Greater(t, r.Added(), uint64(29_700))
-	require.NoError(t, r.Close())
-
-	w, err := Open(path)
-	require.NoError(t, err)
-	filtertest.AddKeys(w, 3, 30_000) // grows again in the same file
-	require.Equal(t, 6, w.NumStages())
-	require.NoError(t, w.Close())
-	r, err = OpenReadOnly(path)
-	require.NoError(t, err)
-	defer r.Close()
-	require.Equal(t, 6, r.NumStages())
-	filtertest.NoFalseNegatives(t, r, 1, 20_000)
-	filtertest.NoFalseNegatives(t, r, 2, 10_000)
-	filtertest.NoFalseNegatives(t, r, 3, 30_000)
-	require.NoError(t, r.Verify())
-	_, err = standard.OpenReadOnly(path)
-	require.ErrorIs(t, err, mmapstore.ErrVariant)
-
-	// The file and the stream of the same filter agree: ReadFrom reads the
-	// file, and WriteTo of the mapped filter writes its payload.
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	m, err := ReadFrom(bytes.NewReader(data))
-	require.NoError(t, err)
-	require.Equal(t, r.Stages(), m.Stages())
-	var buf bytes.Buffer
-	_, err = r.WriteTo(&buf)
-	require.NoError(t, err)
-	require.Equal(t, data[mmapstore.PayloadOffset:], buf.Bytes()[mmapstore.PayloadOffset:])
-}
-
-func TestAddToReadOnlyPanics(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "s.bloom")
-	f, err := Create(path, 100, 0.01)
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
-	r, err := OpenReadOnly(path)
-	require.NoError(t, err)
-	defer r.Close()
-	defer func() {
-		err, ok := recover().(error)
-		require.True(t, ok)
-		require.ErrorIs(t, err, ErrReadOnly)
-	}()
-	r.AddString("x")
-	t.Fatal("Add on a read-only filter returned")
-}
-
-func TestOpenErrors(t *testing.T) {
-	dir := t.TempDir()
-	_, err := Open(filepath.Join(dir, "missing"))
-	require.ErrorIs(t, err, fs.ErrNotExist)
-	_, err = OpenReadOnly(filepath.Join(dir, "missing"))
-	require.ErrorIs(t, err, fs.ErrNotExist)
-
-	path := filepath.Join(dir, "f.bloom")
+// TestOpenTakesOnlyLimits: Open takes the limits only; what the file
+// records cannot change, a refused Open leaves the file as it was, and the
+// limits given apply.
+func TestOpenTakesOnlyLimits(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.bloom")
 	f, err := Create(path, 1000, 0.01, WithSeed(3))
 	require.NoError(t, err)
-	_, err = Create(path, 1000, 0.01)
-	require.ErrorIs(t, err, fs.ErrExist)
-	_, err = Open(path)
-	require.ErrorIs(t, err, mmapstore.ErrLocked, "one writer at a time")
 	filtertest.AddKeys(f, 1, 3000)
 	require.NoError(t, f.Close())
-
-	_, err = Create(filepath.Join(dir, "bad"), 0, 0.01)
+	_, err = Create(filepath.Join(t.TempDir(), "bad"), 100, 0.01, WithTightening(2))
 	require.ErrorIs(t, err, ErrInvalid)
-	_, err = Create(filepath.Join(dir, "bad"), 100, 0.01, WithTightening(2))
-	require.ErrorIs(t, err, ErrInvalid)
-	_, err = os.Stat(filepath.Join(dir, "bad"))
-	require.ErrorIs(t, err, fs.ErrNotExist, "nothing is left behind")
 
-	// Open takes limits only; what the file records cannot change, and a
-	// refused Open leaves the file as it was.
 	before, err := os.ReadFile(path)
 	require.NoError(t, err)
 	for _, o := range []Option{WithSeed(4), WithGrowth(3), WithTightening(0.5), WithMaxStages(0)} {
@@ -134,37 +52,6 @@ func TestOpenErrors(t *testing.T) {
 	require.ErrorIs(t, w.Err(), ErrLimit)
 	require.Equal(t, 2, w.NumStages())
 	require.NoError(t, w.Close())
-}
-
-func TestPublishReplacesAtomically(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "live.bloom")
-	old, err := New(100, 0.01)
-	require.NoError(t, err)
-	old.AddString("old")
-	require.NoError(t, old.WriteFile(path))
-	require.ErrorIs(t, old.Publish(), mmapstore.ErrNotTemp)
-
-	b, err := CreateTemp(path, 100, 0.01)
-	require.NoError(t, err)
-	require.NotEqual(t, path, b.Path())
-	filtertest.AddKeys(b, 1, 3000) // grows in the temporary file
-	require.Greater(t, b.NumStages(), 3)
-	cur, err := OpenReadOnly(path)
-	require.NoError(t, err)
-	require.True(t, cur.ContainsString("old"))
-	require.NoError(t, cur.Close())
-
-	require.NoError(t, b.Publish())
-	cur, err = OpenReadOnly(path)
-	require.NoError(t, err)
-	defer cur.Close()
-	require.NoError(t, cur.Verify())
-	require.Greater(t, cur.NumStages(), 3)
-	filtertest.NoFalseNegatives(t, cur, 1, 3000)
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	require.Len(t, entries, 1, "no temporary file left")
 }
 
 // copyFile returns the bytes of path as they are now: what the file holds
@@ -286,17 +173,16 @@ func TestCrashRecountsNewestStage(t *testing.T) {
 	require.Equal(t, counts, c.Stages())
 }
 
-func TestCorruptFiles(t *testing.T) {
+// TestCorruptStages: what only a file of several stages can get wrong, on
+// the golden file (stages of 100, 200, 400 and 800), through OpenReadOnly,
+// Open and ReadFrom; the corruptions every variant's file can suffer are
+// the shared suite's (TestFileSuite/CorruptFiles).
+func TestCorruptStages(t *testing.T) {
 	good, err := os.ReadFile(goldenPath)
 	require.NoError(t, err)
 	flip := func(off int) []byte {
 		b := bytes.Clone(good)
 		b[off] ^= 0x10
-		return b
-	}
-	both := func(off int) []byte {
-		b := flip(off)
-		b[mmapstore.SlotSize+off] ^= 0x10
 		return b
 	}
 	stage1 := mmapstore.HeaderSize + 1536/8 // the first byte of stage 1
@@ -307,15 +193,10 @@ func TestCorruptFiles(t *testing.T) {
 		verifyErr error // from Verify, when open succeeds
 		stream    error // from ReadFrom
 	}{
-		{"empty", nil, mmapstore.ErrTruncated, nil, mmapstore.ErrTruncated},
-		{"foreign", []byte("PK\x03\x04 this is a zip file, not a filter, and long enough"), mmapstore.ErrBadMagic, nil, mmapstore.ErrBadMagic},
-		{"header cut", good[:5000], mmapstore.ErrTruncated, nil, mmapstore.ErrTruncated},
 		{"last stage cut", good[:len(good)-8], mmapstore.ErrTruncated, nil, mmapstore.ErrTruncated},
 		// Trailing bytes are a growth that did not complete: allowed.
 		{"trailing bytes", append(bytes.Clone(good), make([]byte, 4096)...), nil, nil, nil},
-		{"header checksum", both(offStages + 8), mmapstore.ErrHeaderChecksum, nil, mmapstore.ErrHeaderChecksum},
-		{"one slot torn", flip(offStages + 8), nil, nil, nil},
-		{"stage 0 bit flip", flip(mmapstore.HeaderSize + 10), nil, mmapstore.ErrPayloadChecksum, mmapstore.ErrPayloadChecksum},
+		{"stage table torn in one slot", flip(offStages + 8), nil, nil, nil},
 		{"stage 1 bit flip", flip(stage1 + 3), nil, mmapstore.ErrPayloadChecksum, mmapstore.ErrPayloadChecksum},
 		{"last stage bit flip", flip(len(good) - 1), nil, mmapstore.ErrPayloadChecksum, mmapstore.ErrPayloadChecksum},
 	}

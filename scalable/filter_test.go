@@ -10,19 +10,17 @@ import (
 	"github.com/bloomkit/bloomkit/internal/blocked"
 	"github.com/bloomkit/bloomkit/internal/filtertest"
 	"github.com/bloomkit/bloomkit/mmapstore"
-	"github.com/bloomkit/bloomkit/standard"
 )
 
+// TestNewRejectsBadArguments runs the shared argument checks of New (there
+// is no NewWithSize), then those of the options.
 func TestNewRejectsBadArguments(t *testing.T) {
+	filtertest.RejectsBadArguments(t, variant, 1<<40, 0)
 	for _, c := range []struct {
 		n0   uint64
 		p    float64
 		opts []Option
 	}{
-		{0, 0.01, nil},
-		{100, 0, nil},
-		{100, 1, nil},
-		{100, math.NaN(), nil},
 		{100, 0.01, []Option{WithGrowth(0.5)}},
 		{100, 0.01, []Option{WithGrowth(math.Inf(1))}},
 		{100, 0.01, []Option{WithGrowth(math.NaN())}},
@@ -36,9 +34,7 @@ func TestNewRejectsBadArguments(t *testing.T) {
 		_, err := New(c.n0, c.p, c.opts...)
 		require.ErrorIs(t, err, ErrInvalid, "New(%d, %v)", c.n0, c.p)
 	}
-	_, err := New(1<<40, 0.01)
-	require.ErrorIs(t, err, ErrTooLarge, "a first stage beyond this machine's memory")
-	_, err = New(1<<59, 0.01)
+	_, err := New(1<<59, 0.01)
 	require.ErrorIs(t, err, ErrTooLarge, "a first stage beyond the format")
 	_, err = New(10_000, 0.01, WithMaxBytes(1000))
 	require.ErrorIs(t, err, ErrTooLarge, "a first stage beyond WithMaxBytes")
@@ -301,33 +297,39 @@ func TestZeroAllocs(t *testing.T) {
 	require.Zero(t, testing.AllocsPerRun(100, func() { f.TryAdd(k) }))
 }
 
-func TestStreamRoundTrip(t *testing.T) {
+func TestAddReportsNew(t *testing.T) { filtertest.AddReportsNew(t, variant) }
+
+// TestStreamRoundTrip runs the shared round trip, of a filter of two
+// stages (the hooks in variant_test.go).
+func TestStreamRoundTrip(t *testing.T) { filtertest.StreamRoundTrip(t, variant) }
+
+// TestStreamedFilterKeepsGrowing: a filter read from a stream grows on with
+// the configuration its stream recorded.
+func TestStreamedFilterKeepsGrowing(t *testing.T) {
 	f, err := New(1000, 0.001, WithSeed(3), WithTightening(0.8))
 	require.NoError(t, err)
 	filtertest.AddKeys(f, 1, 20_000)
 	var buf bytes.Buffer
 	_, err = f.WriteTo(&buf)
 	require.NoError(t, err)
-	g, err := ReadFrom(bytes.NewReader(buf.Bytes()))
+	g, err := ReadFrom(&buf)
 	require.NoError(t, err)
 	require.Equal(t, f.Stages(), g.Stages())
-	require.Equal(t, f.Added(), g.Added())
 	require.Equal(t, 0.8, g.Tightening())
-	require.EqualValues(t, 3, g.Seed())
-	filtertest.NoFalseNegatives(t, g, 1, 20_000)
-	filtertest.AddKeys(g, 2, 20_000) // keeps growing
+	filtertest.AddKeys(g, 2, 20_000)
 	require.Greater(t, g.NumStages(), f.NumStages())
+	st := g.Stages()
+	last := st[len(st)-1]
+	require.InEpsilon(t, 0.001*0.2*math.Pow(0.8, float64(len(st)-1)), last.TargetFPR, 1e-12)
+	filtertest.NoFalseNegatives(t, g, 1, 20_000)
 	filtertest.NoFalseNegatives(t, g, 2, 20_000)
+}
 
-	_, err = standard.ReadFrom(bytes.NewReader(buf.Bytes()))
-	require.ErrorIs(t, err, mmapstore.ErrVariant)
-	sf, err := standard.New(100, 0.01)
+func TestWriteToReportsWriterErrors(t *testing.T) {
+	f, err := New(1000, 0.01)
 	require.NoError(t, err)
-	var sbuf bytes.Buffer
-	_, err = sf.WriteTo(&sbuf)
-	require.NoError(t, err)
-	_, err = ReadFrom(&sbuf)
-	require.ErrorIs(t, err, mmapstore.ErrVariant)
+	filtertest.AddKeys(f, 1, 5000) // several stages
+	filtertest.WriterFails(t, f.WriteTo, 10000)
 }
 
 func TestUseAfterClosePanics(t *testing.T) {

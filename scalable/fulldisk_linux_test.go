@@ -86,3 +86,7 @@ func TestGrowthOnFullDiskIsReported(t *testing.T) {
 		require.NoError(t, r.Close())
 	})
 }
+
+// TestCreateOnFullDisk creates filters on a 1 MiB tmpfs (or under
+// RLIMIT_FSIZE): see filtertest.CreateOnFullDisk.
+func TestCreateOnFullDisk(t *testing.T) { filtertest.CreateOnFullDisk(t, variant) }

@@ -3,8 +3,8 @@ module github.com/bloomkit/bloomkit/cmd/bloomkit
 go 1.26.0
 
 require (
-	github.com/bloomkit/bloomkit v0.0.0
-	github.com/bloomkit/bloomkit/redisstore v0.0.0
+	github.com/bloomkit/bloomkit v0.1.0
+	github.com/bloomkit/bloomkit/redisstore v0.1.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/stretchr/testify v1.12.1
@@ -21,9 +21,4 @@ require (
 	go.uber.org/atomic v1.12.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-)
-
-replace (
-	github.com/bloomkit/bloomkit => ../..
-	github.com/bloomkit/bloomkit/redisstore => ../../redisstore
 )

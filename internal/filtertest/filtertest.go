@@ -3,14 +3,15 @@
 // rate within bounds derived from the binomial deviation, lock-free
 // concurrency, zero allocations, and deterministic keys to do it with.
 //
-// A variant with a fixed geometry describes itself once, as a Variant (its
-// constructors, openers, accessors and errors, in the package's
-// variant_test.go), and runs the shared suites with it: RunFileSuite (file
-// lifecycle, corrupt, truncated and foreign files, publishing), the fuzz
-// bodies FuzzOpenReadOnly and FuzzReadFrom, CreateOnFullDisk,
-// StreamRoundTrip, UnionIntersect, FalsePositiveRate, RejectsBadArguments
-// and AddReportsNew. Checks only one variant needs are passed in as Hooks
-// or stay in its package.
+// Every variant describes itself once, as a Variant (its constructors,
+// openers, accessors and errors, in the package's variant_test.go), and runs
+// the shared suites with it: RunFileSuite (file lifecycle, corrupt,
+// truncated and foreign files, publishing), the fuzz bodies FuzzOpenReadOnly
+// and FuzzReadFrom, CreateOnFullDisk, StreamRoundTrip, RejectsBadArguments
+// and AddReportsNew; the variants of a fixed geometry (a Combiner: Union and
+// Intersect) also UnionIntersect and FalsePositiveRate. BinaryEncoding
+// checks MarshalBinary and its kin. Checks only one variant needs are passed
+// in as Hooks or stay in its package.
 package filtertest
 
 import (

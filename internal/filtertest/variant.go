@@ -8,8 +8,8 @@ import (
 )
 
 // File is what a variant's *Filter offers beyond Filter: introspection,
-// streams, files and same-geometry combination. F is the filter type itself,
-// so that Union and Intersect take another filter of the same variant.
+// streams and files. F is the filter type itself. Combining is optional:
+// see Combiner.
 type File[F any] interface {
 	Filter
 	K() uint32
@@ -19,8 +19,6 @@ type File[F any] interface {
 	ApproxCount() uint64
 	FillRatio() float64
 	EstimatedFPR() float64
-	Union(other F) error
-	Intersect(other F) error
 	WriteTo(w io.Writer) (int64, error)
 	WriteFile(path string) error
 
@@ -31,6 +29,21 @@ type File[F any] interface {
 	Prefault() error
 	Close() error
 	Publish() error
+}
+
+// Combiner is a File that combines with another filter of the same
+// geometry: every variant but scalable, whose stages grow.
+type Combiner[F any] interface {
+	File[F]
+	Union(other F) error
+	Intersect(other F) error
+}
+
+// combiner is Union and Intersect, for the suites that use them when a
+// variant has them.
+type combiner[F any] interface {
+	Union(other F) error
+	Intersect(other F) error
 }
 
 // Variant describes one filter package to the shared suites: its
@@ -45,24 +58,30 @@ type Variant[F File[F]] struct {
 	Tag mmapstore.Variant // the variant tag its files carry
 
 	New          func(n uint64, p float64, seed uint64) (F, error)
-	NewWithSize  func(m uint64, k uint32, seed uint64) (F, error)
+	NewWithSize  func(m uint64, k uint32, seed uint64) (F, error) // nil when the variant has none
 	Create       func(path string, n uint64, p float64, seed uint64) (F, error)
 	CreateTemp   func(path string, n uint64, p float64, seed uint64) (F, error)
 	Open         func(path string) (F, error)
 	OpenReadOnly func(path string) (F, error)
 	ReadFrom     func(r io.Reader) (F, error)
 
-	Cells    func(f F) uint64   // m: bits, or counters
-	Words    func(f F) []uint64 // the bit or counter array
+	Cells    func(f F) uint64   // m: bits, or counters (of every stage)
+	Words    func(f F) []uint64 // the bit or counter array (every stage's, in order)
 	Geometry func(f F) any      // a comparable value of the whole geometry
 
 	// FPR is the false-positive rate the variant's formula predicts for n
-	// keys in m cells with k probes.
+	// keys in m cells with k probes (for FalsePositiveRate).
 	FPR func(m, n uint64, k uint32) float64
 
-	ErrInvalid, ErrTooLarge, ErrReadOnly, ErrMismatch error
+	ErrInvalid, ErrTooLarge, ErrReadOnly error
+	ErrMismatch                          error // Union or Intersect of another geometry
 
 	// Optional.
+
+	// Grows marks a variant whose file grows in place (scalable): a file
+	// longer than its header says is a growth that did not complete, and
+	// opens, instead of being mmapstore.ErrCorrupt.
+	Grows bool
 
 	// Foreign names more ways to write a file of another variant, which Open,
 	// OpenReadOnly and ReadFrom must refuse with mmapstore.ErrVariant. The

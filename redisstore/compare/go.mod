@@ -8,14 +8,14 @@ replace (
 )
 
 require (
-	github.com/bloomkit/bloomkit/redisstore v0.0.0-00010101000000-000000000000
+	github.com/bloomkit/bloomkit/redisstore v0.1.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/zeromicro/go-zero v1.10.3
 )
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
-	github.com/bloomkit/bloomkit v0.0.0 // indirect
+	github.com/bloomkit/bloomkit v0.1.0 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/edsrzf/mmap-go v1.2.0 // indirect

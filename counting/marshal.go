@@ -1,0 +1,48 @@
+package counting
+
+import (
+	"encoding"
+	"fmt"
+
+	"github.com/bloomkit/bloomkit/internal/marshal"
+)
+
+var (
+	_ encoding.BinaryMarshaler   = (*Filter)(nil)
+	_ encoding.BinaryAppender    = (*Filter)(nil)
+	_ encoding.BinaryUnmarshaler = (*Filter)(nil)
+)
+
+// MarshalBinary returns the filter as a complete filter file: exactly the
+// bytes WriteTo writes (docs/file-format.md), for encoding/gob, caches and
+// other users of encoding.BinaryMarshaler. Like WriteTo it must not run
+// concurrently with Add (mmapstore.ErrModified if the filter changes
+// meanwhile).
+func (f *Filter) MarshalBinary() ([]byte, error) { return f.AppendBinary(nil) }
+
+// AppendBinary appends the bytes MarshalBinary returns to b and returns the
+// extended slice (b unchanged, and an error, when WriteTo fails).
+func (f *Filter) AppendBinary(b []byte) ([]byte, error) { return marshal.Append(b, f) }
+
+// UnmarshalBinary makes f the in-memory filter data holds: the bytes of one
+// counting filter (from MarshalBinary, WriteTo or a filter file), and nothing
+// after them. Bad data gets the errors ReadFrom returns for it, and
+// mmapstore.ErrCorrupt for bytes after the filter; f is then unchanged.
+//
+// f must be a zero Filter (encoding/gob decodes into new(Filter)) or an
+// in-memory filter that no other goroutine is using; a filter backed by a
+// file gets ErrInvalid and is unchanged (close it and decode into a new
+// Filter).
+func (f *Filter) UnmarshalBinary(data []byte) error {
+	if path := f.Path(); path != "" {
+		return fmt.Errorf("counting: UnmarshalBinary into the filter mapped from %s: %w", path, ErrInvalid)
+	}
+	g, err := marshal.Decode("counting", data, ReadFrom)
+	if err != nil {
+		return err
+	}
+	f.words, f.geom, f.span, f.readOnly = g.words, g.geom, g.span, false
+	f.added.store(g.added.load())
+	f.saturated.Store(g.saturated.Load())
+	return nil
+}

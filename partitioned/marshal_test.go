@@ -1,0 +1,19 @@
+package partitioned
+
+import (
+	"testing"
+
+	"github.com/bloomkit/bloomkit/internal/filtertest"
+	"github.com/bloomkit/bloomkit/mmapstore"
+)
+
+func TestBinaryEncoding(t *testing.T) {
+	filtertest.BinaryEncoding(t, filtertest.BinaryCase[*Filter]{
+		Tag:        mmapstore.Partitioned,
+		New:        func() (*Filter, error) { return New(20000, 0.01) },
+		Create:     func(path string) (*Filter, error) { return Create(path, 20000, 0.01) },
+		ReadFrom:   ReadFrom,
+		Words:      func(f *Filter) []uint64 { return f.words },
+		ErrInvalid: ErrInvalid,
+	})
+}
