@@ -597,7 +597,7 @@ func plan(st *state, mode string, strict bool, ds []hashing.Digest, idx []int) [
 			}
 			share := uint64(0)
 			if st.h.growing() && mode == "a" {
-				share = (st.h.stages[last].capacity + st.h.shards - 1) / st.h.shards
+				share = max(1, st.h.stages[last].capacity/st.h.shards)
 			}
 			cur.args = []any{mode, strconv.Itoa(len(st.stages)), marker, strconv.FormatUint(share, 10), nil}
 		}
@@ -787,13 +787,11 @@ func (f *Filter) lookup(ctx context.Context, keys []input, res func(i int, ok bo
 			return faultNone, "", f.do(ctx, "c", keys, func(i int, r byte) { res(i, r == keyNew) })
 		}
 		type q struct {
-			d        hashing.Digest
-			blk      *redis.StringCmd
-			len      *redis.IntCmd
-			seg      uint64
-			expected string
+			d   hashing.Digest
+			blk *redis.StringCmd
 		}
 		qs := make([]q, len(keys))
+		lens := map[uint64]*redis.IntCmd{} // one STRLEN per segment of the batch
 		pipe := f.c.Pipeline()
 		ss := &st.stages[0]
 		for i := range keys {
@@ -803,16 +801,22 @@ func (f *Filter) lookup(ctx context.Context, keys []input, res func(i int, ok bo
 			}
 			d := st.sum(&keys[i])
 			_, seg, off := st.locate(0, d)
-			qs[i] = q{d: d, seg: seg,
-				len: pipe.StrLen(ctx, ss.seg[seg]),
-				blk: pipe.GetRange(ctx, ss.seg[seg], int64(off), int64(off+blockBytes-1))}
+			if lens[seg] == nil {
+				lens[seg] = pipe.StrLen(ctx, ss.seg[seg])
+			}
+			qs[i] = q{d: d, blk: pipe.GetRange(ctx, ss.seg[seg], int64(off), int64(off+blockBytes-1))}
 		}
 		if _, err := pipe.Exec(ctx); err != nil {
 			return faultNone, "", redisErr("contains", f.name, err)
 		}
+		for seg, l := range lens {
+			if strconv.FormatInt(l.Val(), 10) != ss.segLen[seg] {
+				return faultMissing, fmt.Sprintf("%s is %d bytes, want %s", ss.seg[seg], l.Val(), ss.segLen[seg]), nil
+			}
+		}
 		for _, q := range qs {
-			if strconv.FormatInt(q.len.Val(), 10) != ss.segLen[q.seg] || len(q.blk.Val()) != blockBytes {
-				return faultMissing, fmt.Sprintf("%s is %d bytes, want %s", ss.seg[q.seg], q.len.Val(), ss.segLen[q.seg]), nil
+			if len(q.blk.Val()) != blockBytes {
+				return faultMissing, fmt.Sprintf("a block of %q is %d bytes", f.name, len(q.blk.Val())), nil
 			}
 		}
 		k := st.h.first().k

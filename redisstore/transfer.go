@@ -176,6 +176,10 @@ func pull(ctx context.Context, f *Filter, st *state, path string) (missing strin
 			file.Close(0) // removes the temporary file
 		}
 	}()
+	if got := file.Header().Hash; got != uint16(h.scheme) {
+		// A file that says another scheme would answer wrongly.
+		return "", fmt.Errorf("%w: %q hashes with scheme %d, and this build writes files of scheme %d only", mmapstore.ErrHash, f.name, h.scheme, got)
+	}
 	payload := file.Payload()
 	ss := &st.stages[0]
 	for lo := 0; lo < len(ss.seg); {

@@ -87,7 +87,7 @@ func TestLayout1HeaderAttaches(t *testing.T) {
 	dir := t.TempDir()
 	const n, p, seed = 5000, 0.01, 7
 	ks := keys(0, n)
-	path := buildFile(t, dir, n, p, seed, ks)
+	path := buildFileScheme(t, dir, n, p, seed, ks, hashing.Scheme1)
 	fh, payload := payloadOf(t, path)
 	require.EqualValues(t, hashing.Scheme1, fh.Hash)
 	const segBytes = 1024
