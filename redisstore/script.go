@@ -44,7 +44,9 @@ const (
 //
 // A segment that is not all there (deleted, evicted, short, long) is an
 // error and nothing is written: writing would recreate a segment of zeros.
-var opScript = redis.NewScript(`
+var opScript = redis.NewScript(opSource)
+
+const opSource = `
 local mode, T, share, p = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[4]), ARGV[5]
 local first = 1
 if ARGV[3] == '1' then
@@ -125,7 +127,7 @@ if news > 0 then
   redis.call('INCRBY', KEYS[1], news)
 end
 return table.concat(out)
-`)
+`
 
 // allocScript makes segment KEYS[1] ARGV[1] zero bytes long and returns
 // its length. With ARGV[2] = 'new' it first deletes the segment and
