@@ -78,13 +78,6 @@ func TestCluster(t *testing.T) {
 	testRoundTrip(t, ctx, c, name+":pushed")
 	require.NoError(t, Delete(ctx, c, name))
 
-	// A growing filter fed by 4 clients at once: its stages' shards spread
-	// over every master.
-	t.Run("growth", func(t *testing.T) {
-		testGrowth(t, ctx, func() redis.UniversalClient {
-			return redis.NewClusterClient(&redis.ClusterOptions{Addrs: cl.Addrs()})
-		}, name+":growing")
-	})
 	g, err := Create(ctx, c, name+":spread", 1000, 0.01, WithGrowth())
 	require.NoError(t, err)
 	nodes := map[string]bool{}
@@ -94,4 +87,12 @@ func TestCluster(t *testing.T) {
 		nodes[node.Options().Addr] = true
 	}
 	require.Len(t, nodes, 3, "the shards of a stage spread over every master")
+
+	// A growing filter fed by 4 clients at once: its stages' shards spread
+	// over every master.
+	t.Run("growth", func(t *testing.T) {
+		testGrowth(t, func() redis.UniversalClient {
+			return redis.NewClusterClient(&redis.ClusterOptions{Addrs: cl.Addrs()})
+		}, name+":growing")
+	})
 }

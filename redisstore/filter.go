@@ -603,7 +603,13 @@ func plan(st *state, mode string, strict bool, ds []hashing.Digest, idx []int) [
 		}
 		cur.idx = append(cur.idx, idx[n])
 		d := ds[idx[n]]
-		for s := range st.stages {
+		for t := range st.stages {
+			// Add tests the older stages and adds to the newest, last;
+			// Contains tests the newest first, where most keys are.
+			s := t
+			if mode == "c" {
+				s = last - t
+			}
 			l := locs[n*len(st.stages)+s]
 			pos, ok := segPos[[2]uint64{uint64(s), l.seg}]
 			if !ok {

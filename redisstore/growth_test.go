@@ -42,7 +42,9 @@ func stageCounts(t *testing.T, ctx context.Context, f *Filter) []uint64 {
 // the rules give, each added once: every stage but the newest was filled
 // to its capacity's share, and no stage beyond the newest was left
 // allocated.
-func testGrowth(t *testing.T, ctx context.Context, newClient func() redis.UniversalClient, name string) {
+func testGrowth(t *testing.T, newClient func() redis.UniversalClient, name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
 	const n0, p, clients = 1000, 0.01, 4
 	total := uint64(1_000_000)
 	switch {
@@ -169,7 +171,7 @@ func testGrowth(t *testing.T, ctx context.Context, newClient func() redis.Univer
 
 func TestGrowth(t *testing.T) {
 	needRedis(t)
-	testGrowth(t, testCtx(t), func() redis.UniversalClient {
+	testGrowth(t, func() redis.UniversalClient {
 		return redis.NewClient(&redis.Options{Addr: server.Addr})
 	}, filterName(t))
 }

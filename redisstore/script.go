@@ -36,7 +36,8 @@ const (
 //	ARGV[3]  '1' if KEYS[2] is the next stage's segment, '0' if none
 //	ARGV[4]  share: keys past this count of the newest unit are keyFull
 //	         ('0': no limit)
-//	ARGV[5]  entries: per key, per stage oldest first: the segment's
+//	ARGV[5]  entries: per key, per stage (add: oldest first, so the
+//	         newest is last; contains: any order): the segment's
 //	         position (1 byte), the block's byte offset (4 bytes, big
 //	         endian), the number of pairs (1 byte), and the pairs (byte
 //	         index in the block 0..63, bits), ascending by index
