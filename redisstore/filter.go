@@ -907,23 +907,25 @@ func (f *Filter) Count(ctx context.Context) (uint64, error) {
 	st := f.st.Load()
 	pipe := f.c.Pipeline()
 	var cmds []*redis.StringCmd
+	var names []string
 	for _, ss := range st.stages {
 		for _, k := range ss.cnt {
 			cmds = append(cmds, pipe.Get(ctx, k))
+			names = append(names, k)
 		}
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return 0, redisErr("count", f.name, err)
 	}
 	n := st.h.baseCount
-	for _, cmd := range cmds {
+	for i, cmd := range cmds {
 		s, err := cmd.Result()
 		if errors.Is(err, redis.Nil) {
 			continue
 		}
 		v, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("%w: counter %s = %q", ErrHeader, cmd.Args()[1], s)
+			return 0, fmt.Errorf("%w: counter %s = %q", ErrHeader, names[i], s)
 		}
 		n += v
 	}
