@@ -215,3 +215,30 @@ func TestGrowthLimits(t *testing.T) {
 	_, err = Open(ctx, c, name, 100, 0.01)
 	require.ErrorIs(t, err, ErrMismatch, "a fixed filter is not the growing one")
 }
+
+// TestGrowthOldKeysNotNew: once a stage was added, re-adding keys of the
+// older stages reports them not new and counts nothing, so they do not
+// fill the newest stage (a crawler seeing old URLs again does not make the
+// filter grow).
+func TestGrowthOldKeysNotNew(t *testing.T) {
+	ctx, c := testCtx(t), client(t)
+	f, err := Create(ctx, c, filterName(t), 1000, 0.01, WithGrowth())
+	require.NoError(t, err)
+	old := keys(0, 500) // no shard reaches its 62 keys
+	_, err = f.AddMany(ctx, old)
+	require.NoError(t, err)
+	require.Equal(t, 1, f.Stages())
+	_, err = f.AddMany(ctx, keys(1000, 2000))
+	require.NoError(t, err)
+	require.Equal(t, 2, f.Stages(), "1500 keys need a second stage")
+	before := stageCounts(t, ctx, f)
+	for _, k := range old[:200] {
+		isNew, err := f.Add(ctx, k)
+		require.NoError(t, err)
+		require.False(t, isNew)
+	}
+	added, err := f.AddMany(ctx, old)
+	require.NoError(t, err)
+	require.Zero(t, added)
+	require.Equal(t, before, stageCounts(t, ctx, f), "re-added keys counted nowhere")
+}
