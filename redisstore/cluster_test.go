@@ -77,4 +77,22 @@ func TestCluster(t *testing.T) {
 
 	testRoundTrip(t, ctx, c, name+":pushed")
 	require.NoError(t, Delete(ctx, c, name))
+
+	g, err := Create(ctx, c, name+":spread", 1000, 0.01, WithGrowth())
+	require.NoError(t, err)
+	nodes := map[string]bool{}
+	for _, k := range g.st.Load().stages[0].seg {
+		node, err := c.MasterForKey(ctx, k)
+		require.NoError(t, err)
+		nodes[node.Options().Addr] = true
+	}
+	require.Len(t, nodes, 3, "the shards of a stage spread over every master")
+
+	// A growing filter fed by 4 clients at once: its stages' shards spread
+	// over every master.
+	t.Run("growth", func(t *testing.T) {
+		testGrowth(t, func() redis.UniversalClient {
+			return redis.NewClusterClient(&redis.ClusterOptions{Addrs: cl.Addrs()})
+		}, name+":growing")
+	})
 }

@@ -7,26 +7,41 @@
 // (Push) and pulled back (Pull) byte for byte.
 //
 // A filter is m bits in 512-bit blocks; a key's k bits all fall in one
-// 64-byte block, picked from its XXH3-128 digest (see partitioned). So:
+// 64-byte block, picked from its digest under the hashing scheme the header
+// records (scheme 2, XXH3-64 and a mixer, for new filters; scheme 1,
+// XXH3-128, for filters made before it and files pushed from them). So:
 //
 //   - Add is one round trip: a Lua script reads the key's block, sets its
 //     bits, writes back only if one was unset, and reports whether the key
 //     was new. Scripts run atomically, so concurrent Adds never lose bits.
-//   - Contains is one round trip: GETRANGE of the 64-byte block, tested
-//     here. Redis does no per-bit work.
+//   - Contains is one round trip: GETRANGE of the 64-byte block and STRLEN
+//     of its segment, pipelined, tested here.
 //   - AddMany and ContainsMany pipeline a batch in one round trip (per
 //     node of a Cluster); AddMany sends one script call per segment the
 //     batch touches, not one per key.
 //
+// A filter made WithGrowth grows as RedisBloom's default filter does: when
+// its newest stage is full, the next client to add a key adds a stage of
+// twice the capacity at 0.85 times the rate (exactly one of many racing
+// clients succeeds; the others follow without a restart), so the compound
+// rate stays below p however many keys come. Its stages are cut into 16
+// shards whose hash tags are the same in every stage, so Add (test the
+// older stages, add to the newest) and Contains (test every stage) stay one
+// script call each.
+//
 // The bits are cut into segments (Redis strings, 1 MiB by default) whose
 // keys carry hash tags, so a large filter spreads over a Redis Cluster's
-// slots. A header (layout version, variant, seed, geometry, segment size,
-// generation) is stored beside them and validated when a client attaches;
-// docs/redis.md specifies the layout byte by byte.
+// slots. A header (layout version, variant, hashing scheme, seed, geometry,
+// segment size, generation, stages, and a checksum of all of them) is
+// stored beside them and validated when a client attaches, so an edited
+// header is refused; docs/redis.md specifies the layout byte by byte and
+// sets RedisBloom's BF.* commands beside this package's calls.
 //
 // Every call takes a context.Context. When Redis is unreachable, times
-// out, or a segment is gone (evicted, lost in a failover), the call returns
-// an error (ErrRedis, ErrMissing): never a silent "absent".
+// out, or a segment is gone or of the wrong length (evicted, overwritten,
+// lost in a failover), the call returns an error (ErrRedis, ErrMissing):
+// never a silent "absent". Clients made by ParseURL stop at the context's
+// deadline even when the server hangs.
 //
 // At p = 1% a filter costs 9.9 bits per key in Redis (1.2 MB per million
 // keys), as partitioned does. docs/redis.md has measured throughput against
@@ -44,5 +59,13 @@
 //   - A single call's latency is Redis's round trip; throughput comes from
 //     batches (AddMany, ContainsMany) or many concurrent callers.
 //   - Pull is not a point-in-time snapshot of a filter being written: every
-//     key added before Pull starts is in the file, later ones may be.
+//     key added before Pull starts is in the file, later ones may be. A
+//     growing filter cannot be pulled (a partitioned file holds one stage).
+//   - A growing filter's shard is full at capacity/16 keys, so a stage may
+//     be added a little before the whole stage holds its capacity; every
+//     stage is then below its rate. Past WithMaxStages or WithMaxBytes, Add
+//     returns ErrLimit.
+//   - Single calls cost a round trip plus Redis's work: a Lua call costs
+//     Redis a few microseconds more than GETRANGE, so Add is slower than
+//     Contains (docs/redis.md has the figures).
 package redisstore

@@ -48,6 +48,10 @@ var (
 	// ErrConflict: the filter was replaced by another Push while this one
 	// ran.
 	ErrConflict = errors.New("redisstore: filter changed concurrently")
+	// ErrLimit: a growing filter needs a new stage and may not add one (the
+	// stage or byte limit of WithMaxStages or WithMaxBytes, or the format's
+	// limits). The Add that needed it returns this error and adds nothing.
+	ErrLimit = errors.New("redisstore: growth limit reached")
 	// ErrURL: a filter URL that cannot be used.
 	ErrURL = errors.New("redisstore: bad filter URL")
 )

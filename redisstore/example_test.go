@@ -57,3 +57,24 @@ func ExamplePush() {
 	}
 	fmt.Println(ok)
 }
+
+// A crawler's seen-set whose final size nobody knows: the filter starts
+// small and adds stages as workers add keys, keeping the rate below 1%.
+// This example needs a Redis server on localhost:6379.
+func ExampleWithGrowth() {
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
+	defer c.Close()
+
+	seen, err := redisstore.Open(ctx, c, "crawl:seen", 100_000, 0.01, redisstore.WithGrowth())
+	if err != nil {
+		log.Fatal(err)
+	}
+	isNew, err := seen.AddString(ctx, "https://example.com/a")
+	if err != nil {
+		log.Fatal(err) // ErrLimit past the limits, ErrRedis when Redis fails
+	}
+	if isNew {
+		fmt.Println("crawl it; stages so far:", seen.Stages())
+	}
+}

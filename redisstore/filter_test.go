@@ -95,8 +95,9 @@ func TestSameBitsAsFile(t *testing.T) {
 		_, err := f.Add(ctx, k)
 		require.NoError(t, err)
 	}
+	require.EqualValues(t, hashing.Default, f.Scheme(), "new filters hash with the default scheme")
 	for _, k := range ks {
-		blocked.Add(words, blocks, hashing.Sum(k, 42), f.K())
+		blocked.Add(words, blocks, hashing.Default.Sum(k, 42), f.K())
 	}
 	payload := make([]byte, 0, len(words)*8)
 	for _, w := range words {
@@ -111,7 +112,7 @@ func TestSameBitsAsFile(t *testing.T) {
 	require.Equal(t, payload, got)
 
 	// The documented bit order, on one key.
-	d := hashing.Sum(ks[0], 42)
+	d := hashing.Default.Sum(ks[0], 42)
 	b := blocked.Block(d, blocks)
 	seg, off := b/(f.SegmentBytes()/64), b%(f.SegmentBytes()/64)*64
 	blocked.Positions(d, f.K(), func(p uint32) {
@@ -249,11 +250,14 @@ func TestAttachValidatesHeader(t *testing.T) {
 		field, value string // value "" deletes the field
 		want         error
 	}{
-		{fieldLayout, "2", ErrFormat},
+		{fieldLayout, "3", ErrFormat},
 		{fieldLayout, "x", ErrHeader},
 		{fieldVariant, "1", ErrVariant},
 		{fieldVariant, "3", ErrVariant},
 		{fieldHash, "9", ErrHeader},
+		{fieldHash, "0", ErrHeader},
+		{fieldStages, "2", ErrHeader},
+		{fieldShards, "x", ErrHeader},
 		{fieldM, "1000", ErrHeader},
 		{fieldM, "0", ErrHeader},
 		{fieldM, "-512", ErrHeader},
@@ -278,6 +282,12 @@ func TestAttachValidatesHeader(t *testing.T) {
 			} else {
 				fields[tc.field] = tc.value
 			}
+			// A consistent checksum, so that the field's own check speaks.
+			strs := map[string]string{}
+			for k, v := range fields {
+				strs[k] = v.(string)
+			}
+			fields[fieldChecksum] = checksum(strs)
 			require.NoError(t, c.Del(ctx, headerKey(name)).Err())
 			require.NoError(t, c.HSet(ctx, headerKey(name), fields).Err())
 			_, err := Attach(ctx, c, name)

@@ -2,6 +2,8 @@ package redisstore
 
 import (
 	"testing"
+
+	"github.com/bloomkit/bloomkit/internal/hashing"
 )
 
 // FuzzDecodeHeader feeds arbitrary field values to the header decoder: it
@@ -25,19 +27,24 @@ func FuzzDecodeHeader(f *testing.F) {
 			return
 		}
 		fh := h.fileHeader()
+		fh.Hash = uint16(hashing.Scheme1) // Validate checks the geometry; decodeHeader the scheme
 		if err := fh.Validate(); err != nil {
 			t.Fatalf("accepted a header whose file header is invalid: %v", err)
 		}
-		if h.segments() > MaxSegments || h.m%512 != 0 || h.segBytes%64 != 0 || h.segBytes == 0 || h.segments() == 0 {
+		if !h.scheme.Valid() {
+			t.Fatalf("accepted hash scheme %d", h.scheme)
+		}
+		bits := h.first().m
+		if h.segments() > MaxSegments || bits%512 != 0 || h.segBytes%64 != 0 || h.segBytes == 0 || h.segments() == 0 {
 			t.Fatalf("accepted a bad geometry: %+v", h)
 		}
 		var total uint64
-		for i := uint64(0); i < h.segments(); i++ {
-			if l := h.segLen(i); l == 0 || l%64 != 0 {
+		for i := uint64(0); i < h.segsPerUnit(0); i++ {
+			if l := h.segLen(0, i); l == 0 || l%64 != 0 {
 				t.Fatalf("segment %d of %d bytes", i, l)
 			}
-			total += h.segLen(i)
-			if total > h.payloadBytes() || i > 1<<20 {
+			total += h.segLen(0, i)
+			if total > bits/8 || i > 1<<20 {
 				break
 			}
 		}

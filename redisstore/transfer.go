@@ -7,6 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
@@ -66,28 +67,38 @@ func Push(ctx context.Context, c redis.UniversalClient, name, path string, opts 
 		return fmt.Errorf("%w: %s: payload %d bytes, header says %d", mmapstore.ErrCorrupt, path, len(payload), fh.PayloadLen)
 	}
 
+	scheme := hashing.Scheme(fh.Hash)
+	if !scheme.Valid() {
+		return fmt.Errorf("%w: %s: hash scheme %d", mmapstore.ErrHash, path, fh.Hash)
+	}
 	old, err := readHeader(ctx, c, name)
+	oldGen := "" // the header's generation field; "" when there is none
 	switch {
 	case err == nil:
 		if !cfg.replace {
 			return fmt.Errorf("%w: %q (push with Replace to replace it)", ErrExists, name)
 		}
+		oldGen = fmtU(old.generation)
 	case isNotFound(err):
 		old = header{}
 	case cfg.replace && isBadHeader(err):
 		// A broken header is replaced; its segments cannot be named.
 		old = header{}
-		if fields, rerr := c.HGet(ctx, headerKey(name), fieldGeneration).Result(); rerr == nil {
-			old.generation, _ = strconv.ParseUint(fields, 10, 64)
+		if g, rerr := c.HGet(ctx, headerKey(name), fieldGeneration).Result(); rerr == nil {
+			oldGen = g
+			old.generation, _ = strconv.ParseUint(g, 10, 64)
 		}
 	default:
 		return err
 	}
+	// The file's scheme is recorded, so the filter answers in Redis as the
+	// file does.
 	h := header{
-		seed: fh.Seed, m: fh.M, k: fh.K, capacity: fh.Capacity, targetP: fh.TargetP,
-		segBytes: cfg.segBytes, generation: old.generation + 1, baseCount: fh.Count,
+		layout: LayoutVersion, scheme: scheme, seed: fh.Seed,
+		stages:  []stage{{m: fh.M, k: fh.K, capacity: fh.Capacity, targetP: fh.TargetP}},
+		targetP: fh.TargetP, segBytes: cfg.segBytes, generation: old.generation + 1, baseCount: fh.Count,
 	}
-	if err := checkSegments(h); err != nil {
+	if err := checkSegments(&h); err != nil {
 		return err
 	}
 	st := newState(name, h)
@@ -96,15 +107,16 @@ func Push(ctx context.Context, c redis.UniversalClient, name, path string, opts 
 			_ = unlinkGeneration(context.WithoutCancel(ctx), c, name, h)
 		}
 	}()
-	for lo := 0; lo < len(st.seg); {
+	ss := &st.stages[0]
+	for lo := 0; lo < len(ss.seg); {
 		pipe := c.Pipeline()
 		size := uint64(0)
 		hi := lo
-		for ; hi < len(st.seg) && (hi == lo || size+h.segLen(uint64(hi)) <= transferBytes); hi++ {
+		for ; hi < len(ss.seg) && (hi == lo || size+h.segLen(0, uint64(hi)) <= transferBytes); hi++ {
 			start := uint64(hi) * h.segBytes
-			n := h.segLen(uint64(hi))
-			pipe.Set(ctx, st.seg[hi], payload[start:start+n], 0)
-			pipe.Del(ctx, st.cnt[hi])
+			n := h.segLen(0, uint64(hi))
+			pipe.Set(ctx, ss.seg[hi], payload[start:start+n], 0)
+			pipe.Del(ctx, ss.cnt[hi])
 			size += n
 		}
 		if _, err := pipe.Exec(ctx); err != nil {
@@ -112,7 +124,7 @@ func Push(ctx context.Context, c redis.UniversalClient, name, path string, opts 
 		}
 		lo = hi
 	}
-	args := append([]any{strconv.FormatUint(old.generation, 10)}, h.fields()...)
+	args := append([]any{fieldGeneration, oldGen}, h.fields()...)
 	ok, err := replaceHeaderScript.Run(ctx, c, []string{headerKey(name)}, args...).Int()
 	if err != nil {
 		return redisErr("publish header", name, err)
@@ -120,7 +132,7 @@ func Push(ctx context.Context, c redis.UniversalClient, name, path string, opts 
 	if ok == 0 {
 		return fmt.Errorf("%w: %q was created or replaced during the push", ErrConflict, name)
 	}
-	if old.m != 0 {
+	if len(old.stages) != 0 {
 		if err := unlinkGeneration(ctx, c, name, old); err != nil {
 			return fmt.Errorf("published %q, but removing the old generation failed: %w", name, err)
 		}
@@ -138,23 +150,25 @@ func Pull(ctx context.Context, c redis.UniversalClient, name, path string) error
 	if err != nil {
 		return err
 	}
-	for try := 0; ; try++ {
-		st := f.st.Load()
-		err = pull(ctx, f, st, path)
-		if err == nil || try > 0 || !isMissingErr(err) {
-			return err
+	return f.retry(ctx, func(st *state, _ bool) (fault, string, error) {
+		if st.h.growing() {
+			return faultNone, "", fmt.Errorf("%w: %q grows (%d stages); a partitioned file holds one", ErrVariant, name, len(st.stages))
 		}
-		if rerr := f.refresh(ctx, st, name); rerr != nil {
-			return rerr
+		seg, err := pull(ctx, f, st, path)
+		if isMissingErr(err) {
+			return faultMissing, seg, nil
 		}
-	}
+		return faultNone, "", err
+	})
 }
 
-func pull(ctx context.Context, f *Filter, st *state, path string) (err error) {
+// pull writes st's filter to path; on ErrMissing it also returns the
+// missing segment.
+func pull(ctx context.Context, f *Filter, st *state, path string) (missing string, err error) {
 	h := st.h
 	file, err := mmapstore.CreateTemp(path, h.fileHeader())
 	if err != nil {
-		return err
+		return "", err
 	}
 	published := false
 	defer func() {
@@ -162,27 +176,32 @@ func pull(ctx context.Context, f *Filter, st *state, path string) (err error) {
 			file.Close(0) // removes the temporary file
 		}
 	}()
+	if got := file.Header().Hash; got != uint16(h.scheme) {
+		// A file that says another scheme would answer wrongly.
+		return "", fmt.Errorf("%w: %q hashes with scheme %d, and this build writes files of scheme %d only", mmapstore.ErrHash, f.name, h.scheme, got)
+	}
 	payload := file.Payload()
-	for lo := 0; lo < len(st.seg); {
+	ss := &st.stages[0]
+	for lo := 0; lo < len(ss.seg); {
 		pipe := f.c.Pipeline()
 		var cmds []*redis.StringCmd
 		size := uint64(0)
 		hi := lo
-		for ; hi < len(st.seg) && (hi == lo || size+h.segLen(uint64(hi)) <= transferBytes); hi++ {
-			cmds = append(cmds, pipe.Get(ctx, st.seg[hi]))
-			size += h.segLen(uint64(hi))
+		for ; hi < len(ss.seg) && (hi == lo || size+h.segLen(0, uint64(hi)) <= transferBytes); hi++ {
+			cmds = append(cmds, pipe.Get(ctx, ss.seg[hi]))
+			size += h.segLen(0, uint64(hi))
 		}
 		if _, err := pipe.Exec(ctx); err != nil && !isNil(err) {
-			return redisErr("pull", f.name, err)
+			return "", redisErr("pull", f.name, err)
 		}
 		for j, cmd := range cmds {
 			i := uint64(lo + j)
 			b, err := cmd.Bytes()
 			if err != nil && !isNil(err) {
-				return redisErr("pull", f.name, err)
+				return "", redisErr("pull", f.name, err)
 			}
-			if uint64(len(b)) != h.segLen(i) {
-				return fmt.Errorf("%w: %s is %d bytes, want %d", ErrMissing, st.seg[i], len(b), h.segLen(i))
+			if uint64(len(b)) != h.segLen(0, i) {
+				return ss.seg[i], fmt.Errorf("%w: %s is %d bytes, want %d", ErrMissing, ss.seg[i], len(b), h.segLen(0, i))
 			}
 			copy(payload[i*h.segBytes:], b)
 		}
@@ -190,8 +209,8 @@ func pull(ctx context.Context, f *Filter, st *state, path string) (err error) {
 	}
 	count, err := f.Count(ctx)
 	if err != nil {
-		return err
+		return "", err
 	}
 	published = true
-	return file.Publish(count)
+	return "", file.Publish(count)
 }

@@ -18,20 +18,29 @@ import (
 // buildFile writes a partitioned filter file of keys[lo, hi) for n items at
 // rate p, the way the partitioned package lays it out (mmapstore header,
 // blocked core), and returns its path.
+//
+// The file asks for the default hashing scheme and its keys are hashed with
+// the scheme mmapstore records, so the tests follow whichever it is.
 func buildFile(t testing.TB, dir string, n uint64, p float64, seed uint64, ks [][]byte) string {
+	return buildFileScheme(t, dir, n, p, seed, ks, hashing.Default)
+}
+
+// buildFileScheme is buildFile asking for a given scheme.
+func buildFileScheme(t testing.TB, dir string, n uint64, p float64, seed uint64, ks [][]byte, scheme hashing.Scheme) string {
 	t.Helper()
 	m, k, err := blocked.Params(n, p)
 	require.NoError(t, err)
 	path := filepath.Join(dir, "filter.bloom")
 	f, err := mmapstore.CreateTemp(path, mmapstore.Header{
-		Variant: mmapstore.Partitioned, Seed: seed, M: m, K: k, BlockBits: blocked.BlockBits, CellBits: 1,
+		Variant: mmapstore.Partitioned, Hash: uint16(scheme), Seed: seed, M: m, K: k, BlockBits: blocked.BlockBits, CellBits: 1,
 		Capacity: n, TargetP: p, PayloadLen: m / 8,
 	})
 	require.NoError(t, err)
+	recorded := hashing.Scheme(f.Header().Hash)
 	words := f.Words()
 	count := uint64(0)
 	for _, key := range ks {
-		if blocked.Add(words, m/blocked.BlockBits, hashing.Sum(key, seed), k) {
+		if blocked.Add(words, m/blocked.BlockBits, recorded.Sum(key, seed), k) {
 			count++
 		}
 	}
@@ -69,6 +78,8 @@ func testRoundTrip(t *testing.T, ctx context.Context, c redis.UniversalClient, n
 	require.Equal(t, srcHdr.M, f.Bits())
 	require.Equal(t, srcHdr.K, f.K())
 	require.EqualValues(t, seed, f.Seed())
+	require.Equal(t, srcHdr.Hash, f.Scheme(), "the filter hashes as the file does")
+	scheme := hashing.Scheme(srcHdr.Hash)
 	require.Greater(t, f.Segments(), 3)
 	for _, k := range ks {
 		ok, err := f.Contains(ctx, k)
@@ -86,7 +97,7 @@ func testRoundTrip(t *testing.T, ctx context.Context, c redis.UniversalClient, n
 		if i < 1000 { // lookups through Redis answer as the file does
 			f, err := mmapstore.OpenReadOnly(path, mmapstore.Partitioned)
 			require.NoError(t, err)
-			want := blocked.Contains(f.Words(), srcHdr.M/blocked.BlockBits, hashing.Sum(probe[i], seed), srcHdr.K)
+			want := blocked.Contains(f.Words(), srcHdr.M/blocked.BlockBits, scheme.Sum(probe[i], seed), srcHdr.K)
 			f.Close(0)
 			require.Equal(t, want, ok, "probe %d", i)
 		}
@@ -100,6 +111,7 @@ func testRoundTrip(t *testing.T, ctx context.Context, c redis.UniversalClient, n
 	require.Equal(t, srcHdr.M, gotHdr.M)
 	require.Equal(t, srcHdr.K, gotHdr.K)
 	require.Equal(t, srcHdr.Seed, gotHdr.Seed)
+	require.Equal(t, srcHdr.Hash, gotHdr.Hash, "the pulled file records the scheme")
 	require.Equal(t, srcHdr.Capacity, gotHdr.Capacity)
 	require.Equal(t, srcHdr.TargetP, gotHdr.TargetP)
 	require.Equal(t, srcHdr.Count, gotHdr.Count)
@@ -115,7 +127,7 @@ func testRoundTrip(t *testing.T, ctx context.Context, c redis.UniversalClient, n
 	require.NoError(t, err)
 	defer pf.Close(0)
 	for _, k := range append(ks[:1000:1000], more...) {
-		require.True(t, blocked.Contains(pf.Words(), gotHdr.M/blocked.BlockBits, hashing.Sum(k, seed), gotHdr.K))
+		require.True(t, blocked.Contains(pf.Words(), gotHdr.M/blocked.BlockBits, scheme.Sum(k, seed), gotHdr.K))
 	}
 }
 
@@ -130,12 +142,12 @@ func TestPushReplace(t *testing.T) {
 	require.NoError(t, err)
 	stale, err := Attach(ctx, c, name)
 	require.NoError(t, err)
-	ok, err := stale.ContainsDigest(ctx, hashing.Sum(key(5), 1))
+	ok, err := stale.ContainsDigest(ctx, hashing.Scheme(stale.Scheme()).Sum(key(5), 1))
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.ErrorIs(t, Push(ctx, c, name, b), ErrExists)
 	require.NoError(t, Push(ctx, c, name, b, Replace()))
-	_, err = stale.ContainsDigest(ctx, hashing.Sum(key(5), 1))
+	_, err = stale.ContainsDigest(ctx, hashing.Scheme(stale.Scheme()).Sum(key(5), 1))
 	require.ErrorIs(t, err, ErrMismatch)
 
 	// The handle attached to generation 1 follows the replacement by itself.
@@ -203,4 +215,36 @@ func mkdir(t testing.TB, parts ...string) string {
 	p := filepath.Join(parts...)
 	require.NoError(t, os.MkdirAll(p, 0o755))
 	return p
+}
+
+// TestPullKeepsScheme: a filter made in Redis with the default scheme is
+// pulled into a file that records that scheme and answers its keys, or, if
+// this build's mmapstore cannot record the scheme, Pull refuses with
+// mmapstore.ErrHash: never a file that claims another scheme (it would
+// answer "absent" for the keys added).
+func TestPullKeepsScheme(t *testing.T) {
+	ctx, c := testCtx(t), client(t)
+	name := filterName(t)
+	f, err := Create(ctx, c, name, 2000, 0.01, WithSeed(5))
+	require.NoError(t, err)
+	require.EqualValues(t, hashing.Default, f.Scheme())
+	ks := keys(0, 2000)
+	_, err = f.AddMany(ctx, ks)
+	require.NoError(t, err)
+	out := filepath.Join(t.TempDir(), "pulled.bloom")
+	err = Pull(ctx, c, name, out)
+	if err != nil {
+		require.ErrorIs(t, err, mmapstore.ErrHash)
+		_, statErr := os.Stat(out)
+		require.ErrorIs(t, statErr, os.ErrNotExist)
+		return
+	}
+	h, _ := payloadOf(t, out)
+	require.EqualValues(t, hashing.Default, h.Hash)
+	pf, err := mmapstore.OpenReadOnly(out, mmapstore.Partitioned)
+	require.NoError(t, err)
+	defer pf.Close(0)
+	for _, k := range ks {
+		require.True(t, blocked.Contains(pf.Words(), h.M/blocked.BlockBits, hashing.Default.Sum(k, 5), h.K))
+	}
 }

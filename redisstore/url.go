@@ -17,7 +17,9 @@ import (
 //	redis://host:7000?name=NAME&cluster=true&addr=host:7001&addr=host:7002
 //
 // It returns a client the caller closes, and the name. Anything unreadable
-// is ErrURL.
+// is ErrURL. The client honours the deadline of every call's context (a
+// call on a server that stopped answering returns when its context ends,
+// not after the client's read timeout).
 func ParseURL(raw string) (redis.UniversalClient, string, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -48,6 +50,7 @@ func ParseURL(raw string) (redis.UniversalClient, string, error) {
 		if err != nil {
 			return nil, "", fmt.Errorf("%w: %q: %v", ErrURL, redact(u), err)
 		}
+		opts.ContextTimeoutEnabled = true
 		return redis.NewClusterClient(opts), name, nil
 	}
 	if q.Has("addr") {
@@ -57,6 +60,7 @@ func ParseURL(raw string) (redis.UniversalClient, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %q: %v", ErrURL, redact(u), err)
 	}
+	opts.ContextTimeoutEnabled = true
 	return redis.NewClient(opts), name, nil
 }
 

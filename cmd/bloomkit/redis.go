@@ -77,8 +77,8 @@ func redisCommand(fs *flag.FlagSet) func([]string) error {
 		if sub == "pull" {
 			verb, dir = "pulled", "from"
 		}
-		fmt.Fprintf(os.Stdout, "%s %s %s redis filter %q: %d bits, k = %d, %d segments, generation %d, %d items\n",
-			verb, path, dir, name, f.Bits(), f.K(), f.Segments(), f.Generation(), h.Count)
+		fmt.Fprintf(os.Stdout, "%s %s %s redis filter %q: %d bits, k = %d, hash scheme %d, %d segments, generation %d, %d items\n",
+			verb, path, dir, name, f.Bits(), f.K(), f.Scheme(), f.Segments(), f.Generation(), h.Count)
 		return nil
 	}
 }

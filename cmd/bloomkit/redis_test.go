@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bloomkit/bloomkit/mmapstore"
+	"github.com/bloomkit/bloomkit/redisstore"
 	"github.com/bloomkit/bloomkit/redisstore/redistest"
 )
 
@@ -48,7 +51,27 @@ func TestRedisPushPull(t *testing.T) {
 	bk(t, dir, "", "build", "-variant", "partitioned", "-n", "20000", "-p", "0.01", "-o", "f.bloom", "keys.txt").ok(t)
 
 	out := bk(t, dir, "", "redis", "push", "-segment-bytes", "4096", "f.bloom", url).ok(t)
-	require.Regexp(t, `^pushed f.bloom to redis filter "cli:filter": \d+ bits, k = \d+, \d+ segments, generation 1, \d+ items\n$`, out)
+	require.Regexp(t, `^pushed f.bloom to redis filter "cli:filter": \d+ bits, k = \d+, hash scheme \d+, \d+ segments, generation 1, \d+ items\n$`, out)
+	// The filter in Redis hashes with the file's scheme, so it answers
+	// every key of the file.
+	fh, err := mmapstore.ReadHeader(filepath.Join(dir, "f.bloom"))
+	require.NoError(t, err)
+	require.Contains(t, out, fmt.Sprintf("hash scheme %d,", fh.Hash))
+	c, name, err := redisstore.ParseURL(url)
+	require.NoError(t, err)
+	defer c.Close()
+	rf, err := redisstore.Attach(context.Background(), c, name)
+	require.NoError(t, err)
+	require.Equal(t, fh.Hash, rf.Scheme())
+	ks := make([][]byte, 20000)
+	for i := range ks {
+		ks[i] = fmt.Appendf(nil, "k%d", i)
+	}
+	found := make([]bool, len(ks))
+	require.NoError(t, rf.ContainsMany(context.Background(), ks, found))
+	for i, ok := range found {
+		require.True(t, ok, "k%d", i)
+	}
 	segs := regexp.MustCompile(`(\d+) segments`).FindStringSubmatch(out)
 	require.NotEqual(t, "1", segs[1], "4 KiB segments: several keys")
 
