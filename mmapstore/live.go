@@ -98,10 +98,28 @@ func verifyServed(v any) error {
 	return nil
 }
 
-// NewLive opens path with open, verifies it (see Reload) and serves it.
-func NewLive[T io.Closer](path string, open func(string) (T, error)) (*Live[T], error) {
+// LiveOption changes how NewLive starts serving.
+type LiveOption func(*liveOptions)
+
+type liveOptions struct{ trustFirst bool }
+
+// TrustFirstFile makes NewLive serve the file it starts with without
+// verifying its payload, so that start-up is O(1) whatever the filter's
+// size (a file of many gigabytes is otherwise read whole before the first
+// lookup). Use it when the file was verified when it was published (bloomkit
+// publish, Publish and PublishCopy all verify or write the checksum they
+// seal). Every later Reload still verifies.
+func TrustFirstFile() LiveOption { return func(o *liveOptions) { o.trustFirst = true } }
+
+// NewLive opens path with open, verifies it (see Reload; TrustFirstFile
+// skips that) and serves it.
+func NewLive[T io.Closer](path string, open func(string) (T, error), opts ...LiveOption) (*Live[T], error) {
+	var o liveOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	l := &Live[T]{path: path, open: open}
-	lease, err := l.load()
+	lease, err := l.load(!o.trustFirst)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +127,7 @@ func NewLive[T io.Closer](path string, open func(string) (T, error)) (*Live[T], 
 	return l, nil
 }
 
-func (l *Live[T]) load() (*Lease[T], error) {
+func (l *Live[T]) load(verify bool) (*Lease[T], error) {
 	// Stat before opening: if a publish lands in between, the next Reload
 	// sees an identity that differs from the stat and opens again.
 	info, err := os.Stat(l.path)
@@ -125,9 +143,11 @@ func (l *Live[T]) load() (*Lease[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := verifyServed(v); err != nil {
-		v.Close()
-		return nil, fmt.Errorf("mmapstore: live: %w", err)
+	if verify { // else the caller vouches for the file (TrustFirstFile)
+		if err := verifyServed(v); err != nil {
+			v.Close()
+			return nil, fmt.Errorf("mmapstore: live: %w", err)
+		}
 	}
 	lease := &Lease[T]{value: v, info: info}
 	lease.refs.Store(1)
@@ -184,7 +204,7 @@ func (l *Live[T]) Reload() (bool, error) {
 	if l.refused != nil && sameVersion(info, l.refused) {
 		return false, l.refusedErr
 	}
-	next, err := l.load()
+	next, err := l.load(true)
 	if err != nil {
 		if errors.Is(err, ErrPayloadChecksum) {
 			l.refused, l.refusedErr = info, err

@@ -92,3 +92,33 @@ func TestLiveRefusesDamagedBuild(t *testing.T) {
 	_, err = mmapstore.NewLive(path, standard.OpenReadOnly)
 	require.ErrorIs(t, err, mmapstore.ErrPayloadChecksum)
 }
+
+// NewLive refuses a damaged first file; TrustFirstFile serves it unread (an
+// O(1) start for a file verified when it was published), and Reload still
+// verifies what comes after.
+func TestNewLiveVerifiesFirstFileUnlessTrusted(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "live.bloom")
+	build(t, path, "old", 10000)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	data[mmapstore.PayloadOffset] ^= 0xff
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+
+	_, err = mmapstore.NewLive(path, standard.OpenReadOnly)
+	require.ErrorIs(t, err, mmapstore.ErrPayloadChecksum)
+
+	live, err := mmapstore.NewLive(path, standard.OpenReadOnly, mmapstore.TrustFirstFile())
+	require.NoError(t, err)
+	defer live.Close()
+
+	next := filepath.Join(dir, "next.bloom")
+	build(t, next, "new", 10000)
+	data, err = os.ReadFile(next)
+	require.NoError(t, err)
+	data[mmapstore.PayloadOffset+64] ^= 0xff
+	require.NoError(t, os.WriteFile(next, data, 0o644))
+	require.NoError(t, os.Rename(next, path))
+	_, err = live.Reload()
+	require.ErrorIs(t, err, mmapstore.ErrPayloadChecksum, "later files are still verified")
+}
