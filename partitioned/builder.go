@@ -42,7 +42,7 @@ func (b *Builder) AddString(key string) bool {
 
 // AddDigest is Add for a key already hashed with the filter's seed.
 func (b *Builder) AddDigest(d hashing.Digest) bool {
-	if !blocked.AddSingle(b.f.words, b.f.geom.blocks(), d, b.f.geom.k) {
+	if !blocked.AddSingle(b.f.words, b.f.geom.m/BlockBits, d, b.f.geom.k) {
 		return false
 	}
 	b.added++

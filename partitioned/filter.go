@@ -86,7 +86,7 @@ func (f *Filter) AddString(key string) bool {
 // (bloomkit.Hash): hash once, add to many filters.
 func (f *Filter) AddDigest(d hashing.Digest) bool {
 	f.writable()
-	if !blocked.Add(f.words, f.geom.blocks(), d, f.geom.k) {
+	if !blocked.Add(f.words, f.geom.m/BlockBits, d, f.geom.k) {
 		return false
 	}
 	f.added.Add(1)
@@ -150,7 +150,7 @@ func (f *Filter) ContainsString(key string) bool {
 
 // ContainsDigest is Contains for a key already hashed with this filter's seed.
 func (f *Filter) ContainsDigest(d hashing.Digest) bool {
-	return blocked.Contains(f.words, f.geom.blocks(), d, f.geom.k)
+	return blocked.Contains(f.words, f.geom.m/BlockBits, d, f.geom.k)
 }
 
 // ContainsMany sets found[i] to Contains(keys[i]) for every key and returns
