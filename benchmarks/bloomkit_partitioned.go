@@ -43,6 +43,13 @@ func init() {
 			}
 			return partitionedBuilder{partitionedFilter{f}, f.Builder()}, nil
 		},
+		Open: func(path string) (Filter, io.Closer, error) {
+			f, err := partitioned.OpenReadOnly(path)
+			if err != nil {
+				return nil, nil, err
+			}
+			return partitionedFilter{f}, f, nil
+		},
 	})
 	register(&Variant{
 		Name:              "partitioned",
