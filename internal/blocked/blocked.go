@@ -115,11 +115,21 @@ func block(words []uint64, b uint64) *[BlockWords]uint64 {
 // instructions it saves. See docs/partitioned.md.)
 func Add(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
 	blk := block(words, Block(d, blocks))
-	if k > probesPerWord {
-		return addLong(blk, d.H2, k)
+	isNew := false
+	if k > probesPerWord { // the walk written out: a leaf needs no frame
+		ps := probesOf(d)
+		for i := k; i > 0; i-- {
+			var p uint64
+			p, ps = ps.next()
+			w, bit := &blk[p>>6], uint64(1)<<(p&63)
+			if atomic.LoadUint64(w)&bit == 0 {
+				atomic.OrUint64(w, bit)
+				isNew = true
+			}
+		}
+		return isNew
 	}
 	x := d.H2 >> 1
-	isNew := false
 	for i := k; i > 0; i-- {
 		w, bit := &blk[x>>6&(BlockWords-1)], uint64(1)<<(x&63)
 		if atomic.LoadUint64(w)&bit == 0 {
@@ -127,22 +137,6 @@ func Add(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
 			isNew = true
 		}
 		x >>= probeBits
-	}
-	return isNew
-}
-
-// addLong is Add for k > 7, through the probe walk.
-func addLong(blk *[BlockWords]uint64, h2 uint64, k uint32) bool {
-	isNew := false
-	ps := probesOf(hashing.Digest{H2: h2})
-	for i := k; i > 0; i-- {
-		var p uint64
-		p, ps = ps.next()
-		w, bit := &blk[p>>6], uint64(1)<<(p&63)
-		if atomic.LoadUint64(w)&bit == 0 {
-			atomic.OrUint64(w, bit)
-			isNew = true
-		}
 	}
 	return isNew
 }
@@ -155,29 +149,24 @@ func addLong(blk *[BlockWords]uint64, h2 uint64, k uint32) bool {
 // even when the bit was set already.
 func AddSingle(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
 	blk := block(words, Block(d, blocks))
-	if k > probesPerWord {
-		return addSingleLong(blk, d.H2, k)
+	var fresh uint64       // bit 0: some probed bit was clear
+	if k > probesPerWord { // the walk written out: a leaf needs no frame
+		ps := probesOf(d)
+		for i := k; i > 0; i-- {
+			var p uint64
+			p, ps = ps.next()
+			w := &blk[p>>6]
+			fresh |= ^*w >> (p & 63)
+			*w |= 1 << (p & 63)
+		}
+		return fresh&1 != 0
 	}
 	x := d.H2 >> 1
-	var fresh uint64 // bit 0: some probed bit was clear
 	for i := k; i > 0; i-- {
 		w := &blk[x>>6&(BlockWords-1)]
 		fresh |= ^*w >> (x & 63)
 		*w |= 1 << (x & 63)
 		x >>= probeBits
-	}
-	return fresh&1 != 0
-}
-
-func addSingleLong(blk *[BlockWords]uint64, h2 uint64, k uint32) bool {
-	var fresh uint64
-	ps := probesOf(hashing.Digest{H2: h2})
-	for i := k; i > 0; i-- {
-		var p uint64
-		p, ps = ps.next()
-		w := &blk[p>>6]
-		fresh |= ^*w >> (p & 63)
-		*w |= 1 << (p & 63)
 	}
 	return fresh&1 != 0
 }
@@ -199,7 +188,18 @@ const smallWords = 4 << 20 / 8
 func Contains(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
 	blk := block(words, Block(d, blocks))
 	if k > probesPerWord {
-		return containsLong(blk, d.H2, k)
+		// The walk is written out here, not called: a leaf function needs
+		// no stack frame, and every instruction counts in how many keys'
+		// cache misses overlap.
+		ps := probesOf(d)
+		for i := k; i > 0; i-- {
+			var p uint64
+			p, ps = ps.next()
+			if atomic.LoadUint64(&blk[p>>6])&(1<<(p&63)) == 0 {
+				return false
+			}
+		}
+		return true
 	}
 	// The first seven positions are H2's bits 1..63, nine at a time: bits
 	// 1..6 of a position's field pick the bit of the word (BTQ and a
@@ -218,19 +218,6 @@ func Contains(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
 			return false
 		}
 		x >>= probeBits
-	}
-	return true
-}
-
-// containsLong is Contains for k > 7, with an early exit at every size.
-func containsLong(blk *[BlockWords]uint64, h2 uint64, k uint32) bool {
-	ps := probesOf(hashing.Digest{H2: h2})
-	for i := k; i > 0; i-- {
-		var p uint64
-		p, ps = ps.next()
-		if atomic.LoadUint64(&blk[p>>6])&(1<<(p&63)) == 0 {
-			return false
-		}
 	}
 	return true
 }

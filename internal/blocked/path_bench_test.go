@@ -135,7 +135,7 @@ func BenchmarkPathDuel(b *testing.B) {
 	impls := []struct {
 		name string
 		fn   containsFunc
-	}{{"old", containsOld}, {"new", Contains}, {"early7", containsEarly7}, {"shift", containsShift}}
+	}{{"old", containsOld}, {"new", Contains}, {"early7", containsEarly7}, {"shift", containsShift}, {"masks", containsMasks}}
 	const turn = 4096
 	for _, s := range pathSizes {
 		for _, op := range []string{"hit", "miss"} {
@@ -187,7 +187,7 @@ func BenchmarkPathAddDuel(b *testing.B) {
 	impls := []struct {
 		name string
 		fn   containsFunc
-	}{{"old", addOld}, {"new", Add}, {"masks", addMasks}, {"touched", addTouched}, {"single", AddSingle}, {"single-masks", addSingleMasks}}
+	}{{"old", addOld}, {"new", Add}, {"masks", addMasks}, {"single", AddSingle}, {"single-masks", addSingleMasks}}
 	const turn = 4096
 	for _, s := range pathSizes {
 		b.Run("size="+s.name, func(b *testing.B) {
