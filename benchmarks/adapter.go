@@ -150,6 +150,8 @@ func ourOrder(name string) string {
 		return "3"
 	case "scalable":
 		return "4"
+	case "partitioned-builder":
+		return "21"
 	case "scalable-grown":
 		return "5"
 	}

@@ -17,7 +17,40 @@ func (p partitionedFilter) ContainsMany(keys [][]byte, found []bool) []bool {
 	return p.f.ContainsMany(keys, found)
 }
 
+// partitionedBuilder adds through a partitioned.Builder: plain stores, for
+// the one goroutine that builds a filter alone (the CLI's build). Lookups
+// are the filter's own.
+type partitionedBuilder struct {
+	partitionedFilter
+	b *partitioned.Builder
+}
+
+func (p partitionedBuilder) Add(key []byte)            { p.b.Add(key) }
+func (p partitionedBuilder) AddMany(keys [][]byte) int { return p.b.AddMany(keys) }
+
 func init() {
+	register(&Variant{
+		Name:              "partitioned-builder",
+		Library:           "github.com/bloomkit/bloomkit/partitioned",
+		Kind:              KindBloom,
+		Ours:              true,
+		Design:            "partitioned, filled by one goroutine through a Builder (plain stores, not safe alongside other use); lookups as partitioned",
+		ConcurrentLookups: true,
+		New: func(n uint64, p float64) (Filter, error) {
+			f, err := partitioned.New(n, p)
+			if err != nil {
+				return nil, err
+			}
+			return partitionedBuilder{partitionedFilter{f}, f.Builder()}, nil
+		},
+		Open: func(path string) (Filter, io.Closer, error) {
+			f, err := partitioned.OpenReadOnly(path)
+			if err != nil {
+				return nil, nil, err
+			}
+			return partitionedFilter{f}, f, nil
+		},
+	})
 	register(&Variant{
 		Name:              "partitioned",
 		Library:           "github.com/bloomkit/bloomkit/partitioned",

@@ -168,12 +168,13 @@ func BenchmarkContains(b *testing.B) {
 }
 
 // BenchmarkAdd measures adding keys that are new to an empty filter of
-// each size (cleared, untimed, when the 1M keys run out) one at a time, and
-// in batches (AddMany, 1024 keys a call) for partitioned.
+// each size (cleared, untimed, when the 1M keys run out) one at a time, in
+// batches (AddMany, 1024 keys a call) for partitioned, and through a
+// Builder (partitioned-builder: one writer, plain stores).
 func BenchmarkAdd(b *testing.B) {
 	keys := benchHits()
 	for _, s := range benchSizes {
-		for _, variant := range []string{"partitioned", "standard", "partitioned-batch"} {
+		for _, variant := range []string{"partitioned", "standard", "partitioned-batch", "partitioned-builder"} {
 			b.Run(fmt.Sprintf("size=%s/variant=%s", s.name, variant), func(b *testing.B) {
 				var (
 					f     lookup
@@ -189,6 +190,9 @@ func BenchmarkAdd(b *testing.B) {
 					var p *Filter
 					p, err = New(s.n, 0.01)
 					f = p
+					if variant == "partitioned-builder" {
+						f = builderLookup{p.Builder(), p}
+					}
 					reset = func() { clear(p.words) }
 				}
 				if err != nil {
@@ -259,3 +263,12 @@ func BenchmarkOpen(b *testing.B) {
 		}
 	}
 }
+
+// builderLookup adds through a Builder.
+type builderLookup struct {
+	b *Builder
+	f *Filter
+}
+
+func (l builderLookup) Add(key []byte) bool      { return l.b.Add(key) }
+func (l builderLookup) Contains(key []byte) bool { return l.f.Contains(key) }

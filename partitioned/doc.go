@@ -35,10 +35,16 @@
 //
 // # Batches
 //
-// AddMany and ContainsMany hash a group of keys first and then touch their
-// blocks, so that the cache misses of the group overlap; on a filter much
-// larger than the caches they are several times faster per key than single
-// calls.
+// AddMany and ContainsMany hash a group of keys first, then load one word
+// of the blocks of the next 32 keys before they test the current 32, so that
+// the cache misses of a group overlap; on a filter much larger than the
+// caches they are several times faster per key than single calls.
+//
+// # Building alone
+//
+// A Builder (Filter.Builder) adds with plain stores instead of atomic ORs,
+// for the one goroutine that builds a filter while nothing else uses it;
+// it sets exactly the bits Add sets.
 //
 // # Files
 //
@@ -52,7 +58,7 @@
 // # Concurrency
 //
 // Add, AddMany, Contains and ContainsMany are safe for concurrent use without
-// a lock: Add ORs each changed word of the key's block atomically, Contains
+// a lock: Add ORs each bit it changes atomically, Contains
 // uses atomic loads (plain loads on amd64 and arm64). Sync may run alongside
 // them. Union, Intersect, WriteTo, Close and Publish must not run
 // concurrently with Add.

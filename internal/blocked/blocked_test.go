@@ -146,6 +146,81 @@ func TestBatchMatchesSingle(t *testing.T) {
 	}
 }
 
+// refContains is the definition of Contains: every bit of the key's masks
+// is set in its block.
+func refContains(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
+	b := Block(d, blocks)
+	m := MasksOf(d, k)
+	for w := range BlockWords {
+		if words[b*BlockWords+uint64(w)]&m[w] != m[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// Contains has two loops by filter size (branch-free up to smallWords,
+// early exit beyond) and a walk for k > 7; Add and AddSingle have a
+// straight loop for k <= 7 and a walk beyond. Each must set and test
+// exactly the bits of MasksOf, which the golden vectors pin, at every k, on
+// a filter on each side of smallWords, at every fill from empty to full.
+func TestLoopsMatchMasks(t *testing.T) {
+	for _, blocks := range []uint64{61, smallWords/BlockWords + 3} {
+		for _, k := range []uint32{1, 2, 6, 7, 8, 13, 14, 15, 30, 64} {
+			words := AlignedWords(blocks * BlockWords)
+			single := AlignedWords(blocks * BlockWords)
+			ref := AlignedWords(blocks * BlockWords)
+			keys := 40 * blocks / uint64(k) // well past full for the small filter
+			if blocks > 1000 {
+				keys = 5000
+			}
+			for i := range keys {
+				d := hashing.Sum(binary.LittleEndian.AppendUint64(nil, i), uint64(k))
+				want := !refContains(ref, blocks, d, k)
+				b, m := Block(d, blocks), MasksOf(d, k)
+				for w := range BlockWords {
+					ref[b*BlockWords+uint64(w)] |= m[w]
+				}
+				require.Equal(t, want, Add(words, blocks, d, k), "Add: blocks %d k %d key %d", blocks, k, i)
+				require.Equal(t, want, AddSingle(single, blocks, d, k), "AddSingle: blocks %d k %d key %d", blocks, k, i)
+				require.True(t, Contains(words, blocks, d, k))
+				// A key never added: Contains must agree with the
+				// definition, whether it answers true or false.
+				e := hashing.Sum(binary.LittleEndian.AppendUint64(nil, i), 1<<40+uint64(k))
+				require.Equal(t, refContains(ref, blocks, e, k), Contains(words, blocks, e, k),
+					"Contains: blocks %d k %d probe %d", blocks, k, i)
+			}
+			require.Equal(t, ref, words, "Add: blocks %d k %d", blocks, k)
+			require.Equal(t, ref, single, "AddSingle: blocks %d k %d", blocks, k)
+		}
+	}
+}
+
+func TestSingleBatchMatchesSingle(t *testing.T) {
+	const blocks = 997
+	for _, n := range []int{0, 1, Group - 1, Group, Group + 1, 3*Group + 5} {
+		batch := AlignedWords(blocks * BlockWords)
+		single := AlignedWords(blocks * BlockWords)
+		ds := make([]hashing.Digest, n)
+		for i := range ds {
+			ds[i] = hashing.Sum(binary.LittleEndian.AppendUint64(nil, uint64(i%(n/2+1))), 0) // repeats
+		}
+		want := 0
+		for _, d := range ds {
+			if Add(single, blocks, d, 6) {
+				want++
+			}
+		}
+		require.Equal(t, want, AddSingleBatch(batch, blocks, 6, ds), "n %d", n)
+		require.Equal(t, single, batch, "n %d", n)
+		found := make([]bool, n)
+		ContainsBatch(batch, blocks, 6, ds, found)
+		for i := range found {
+			require.True(t, found[i], "n %d key %d", n, i)
+		}
+	}
+}
+
 func TestAlignedWords(t *testing.T) {
 	for n := uint64(1); n < 40; n++ {
 		w := AlignedWords(n)

@@ -1,0 +1,162 @@
+package benchmarks
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// BenchmarkDuel measures a few variants in turns: 4096 lookups or adds of
+// one, then of the next, round after round, and reports for each variant
+// the median time per key over its turns, and its ratio to the last
+// variant of -duel (blobloom by default). On a shared machine whose speed
+// drifts from second to second, every variant then sees the same drift,
+// and the ratios hold where separate runs would not:
+//
+//	go test -run '^$' -bench 'Duel' -benchtime 400x -count 5 -args -sizes 1e6,1e7,1e8 -keys 16B,url60B
+//
+// op=hit and op=miss look up added and never-added keys; op=add adds new
+// keys to an empty filter for n keys (a fresh one, untimed, when it holds
+// n). Variants whose lookups are another's (partitioned-builder) are
+// measured for adds only.
+var flagDuel = flag.String("duel", "partitioned,partitioned-builder,blobloom", "comma-separated variants for BenchmarkDuel; ratios are to the last")
+
+func BenchmarkDuel(b *testing.B) {
+	var vs []*Variant
+	for _, name := range strings.Split(*flagDuel, ",") {
+		v, err := Lookup(strings.TrimSpace(name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		vs = append(vs, v)
+	}
+	const turn = 4096
+	for _, w := range benchWorkloads(b) {
+		for _, op := range []string{"hit", "miss", "add"} {
+			b.Run(w.String()+"/op="+op, func(b *testing.B) {
+				var run []func() float64 // one turn of each variant; ns/key
+				var names []string
+				for _, v := range vs {
+					if op != "add" && v.Name == "partitioned-builder" {
+						continue
+					}
+					names = append(names, v.Name)
+					if op == "add" {
+						run = append(run, addTurns(b, v, w, turn))
+						continue
+					}
+					f, pools := duelBuilt(b, v, w)
+					keys := pools.Hits
+					if op == "miss" {
+						keys = pools.Misses
+					}
+					run = append(run, lookupTurns(f, keys, turn))
+				}
+				times := make([][]float64, len(run))
+				for r := 0; b.Loop(); r++ {
+					for t := range run {
+						i := (t + r) % len(run) // rotate: no variant always follows another
+						times[i] = append(times[i], run[i]())
+					}
+				}
+				last := median(times[len(run)-1])
+				for i, name := range names {
+					m := median(times[i])
+					b.ReportMetric(m, name+"-ns/key")
+					if i < len(names)-1 {
+						b.ReportMetric(m/last, fmt.Sprintf("%s/%s", name, names[len(names)-1]))
+					}
+				}
+			})
+		}
+	}
+}
+
+type duelKey struct {
+	variant string
+	w       Workload
+}
+
+type duelFilter struct {
+	f     Filter
+	pools Pools
+}
+
+// duelFilters holds the filters BenchmarkDuel built, so that op=hit and
+// op=miss and every -count share one build.
+var duelFilters = map[duelKey]duelFilter{}
+
+func duelBuilt(b *testing.B, v *Variant, w Workload) (Filter, Pools) {
+	k := duelKey{v.Name, w}
+	if d, ok := duelFilters[k]; ok {
+		return d.f, d.pools
+	}
+	built, err := Build(v, w)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := duelFilter{built.Filter, NewPools(w)}
+	duelFilters[k] = d
+	return d.f, d.pools
+}
+
+// lookupTurns returns a function that looks up the next turn keys of keys
+// (cycling) in f and returns the time per key.
+func lookupTurns(f Filter, keys KeySet, turn int) func() float64 {
+	flat, l, off := keys.flat, keys.l, 0
+	return func() float64 {
+		found := 0
+		start := time.Now()
+		for range turn {
+			if f.Contains(flat[off : off+l : off+l]) {
+				found++
+			}
+			if off += l; off == len(flat) {
+				off = 0
+			}
+		}
+		ns := float64(time.Since(start).Nanoseconds()) / float64(turn)
+		sink.Add(uint64(found))
+		return ns
+	}
+}
+
+// addTurns returns a function that adds the next turn new keys to v's
+// filter for w and returns the time per key; the filter is replaced by an
+// empty one, untimed, when it holds n keys.
+func addTurns(b *testing.B, v *Variant, w Workload, turn int) func() float64 {
+	var f Filter
+	var s *KeyStream
+	var chunk [][]byte
+	left := uint64(0)
+	return func() float64 {
+		if left < uint64(turn) {
+			f = nil
+			var err error
+			if f, err = v.New(w.N, w.P); err != nil {
+				b.Fatal(err)
+			}
+			s, left, chunk = NewKeyStream(w.Keys, SetPositive, 0, w.N), w.N, nil
+		}
+		if len(chunk) < turn {
+			chunk = s.Next()
+		}
+		c := chunk[:min(turn, len(chunk))]
+		start := time.Now()
+		for _, k := range c {
+			f.Add(k)
+		}
+		ns := float64(time.Since(start).Nanoseconds()) / float64(len(c))
+		chunk, left = chunk[len(c):], left-uint64(len(c))
+		return ns
+	}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
