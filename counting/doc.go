@@ -11,7 +11,7 @@
 // Remove decrements them, Contains tests that none is zero; the
 // false-positive rate is that of the standard filter, (1 - e^(-kn/m))^k.
 // Because the positions are the standard filter's, ExportTo writes the
-// standard filter of the same m, k and seed in which bit i is set when
+// standard filter of the same m, k, seed and hash scheme in which bit i is set when
 // counter i is not zero: it answers every lookup exactly as the counting
 // filter does, in a quarter of the memory.
 //
@@ -55,7 +55,7 @@
 //
 // # Union and intersection
 //
-// Union adds the counters of two filters of the same m, k and seed, capping
+// Union adds the counters of two filters of the same m, k, seed and hash scheme, capping
 // each sum at 15: the result is the filter of all the Adds of both.
 // Intersect keeps the smaller of each pair of counters. A counter of the
 // result is then at least the counter of a filter built from the keys common

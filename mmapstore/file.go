@@ -52,7 +52,8 @@ type grownStage struct {
 // geometry in h, its payload zero, and maps it read-write. The file's blocks
 // are allocated before it is mapped, so a full disk is an error here rather
 // than a fault later. h.PayloadLen must match the geometry (see
-// Header.Validate); Version, Hash, Generation and Flags are set by Create.
+// Header.Validate); h.Hash is the filter's hashing scheme (0 is written as
+// 1); Version, Generation and Flags are set by Create.
 func Create(path string, h Header) (*File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -92,7 +93,9 @@ func create(f *os.File, path string, h Header) (_ *File, err error) {
 		return nil, ErrPlatform
 	}
 	h.Version = CurrentVersion
-	h.Hash = hashing.Algorithm
+	if h.Hash == 0 {
+		h.Hash = hashing.Algorithm
+	}
 	h.Generation = 1
 	h.Flags = 0 // open for writing: checksum not current
 	h.Count = 0

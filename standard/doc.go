@@ -16,7 +16,7 @@
 // to [0, m) by multiply-shift (Kirsch and Mitzenmacher 2006), so m need not
 // be a power of two and filters beyond 2^32 bits work. Filters combine
 // (Union, Intersect) and share digests (AddDigest, ContainsDigest) only when
-// their m, k and seed are equal.
+// their m, k, seed and hash scheme are equal.
 //
 // # Files
 //

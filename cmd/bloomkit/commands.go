@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
@@ -288,7 +289,7 @@ func infoCommand(fs *flag.FlagSet) func([]string) error {
 		}
 		fmt.Printf("file           %s\n", args[0])
 		fmt.Printf("variant        %s\n", v.name)
-		fmt.Printf("format         version %d, hash %d (xxh3-128), seed %d\n", h.Version, h.Hash, h.Seed)
+		fmt.Printf("format         version %d, hash %d (%s), seed %d\n", h.Version, h.Hash, bloomkit.Scheme(h.Hash), h.Seed)
 		fmt.Printf("geometry       m = %d %s, k = %d", h.M, cells, f.K())
 		if h.BlockBits > 0 {
 			fmt.Printf(", %d-bit blocks", h.BlockBits)
