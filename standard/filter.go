@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/bloomkit/bloomkit/internal/bitset"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
@@ -114,15 +115,35 @@ func (f *Filter) ContainsString(key string) bool {
 
 // ContainsDigest is Contains for a digest from Hash (see AddDigest).
 func (f *Filter) ContainsDigest(d hashing.Digest) bool {
-	words, m := f.words, f.geom.m
-	h := d.H1
-	for i := f.geom.k; i > 0; i-- {
-		if !bitset.Test(words, hashing.Reduce(h, m)) {
+	return probe(f.words, f.geom.m, f.geom.k, d)
+}
+
+// probeGroup is how many bits probe tests between branches.
+const probeGroup = 8
+
+// probe reports whether all k bits of d are set in words (m bits). It tests
+// the bits a group of probeGroup at a time, ANDing them without a branch,
+// and stops after the first group with a clear bit. A branch per bit would
+// depend on each loaded word and mispredict on about every other miss; the
+// loads of a group are independent, so their cache misses overlap.
+//
+// After Close words is empty: probe reports false without reading it.
+func probe(words []uint64, m uint64, k uint32, d hashing.Digest) bool {
+	if uint64(len(words)) < (m+63)/64 {
+		return false
+	}
+	base := unsafe.Pointer(unsafe.SliceData(words))
+	h, all := d.H1, uint64(1)
+	for i := uint32(1); i <= k; i++ {
+		// p < m <= 64*len(words): the word is inside words.
+		p := hashing.Reduce(h, m)
+		all &= atomic.LoadUint64((*uint64)(unsafe.Add(base, p>>6*8))) >> (p & 63)
+		h += d.H2
+		if i%probeGroup == 0 && all&1 == 0 {
 			return false
 		}
-		h += d.H2
 	}
-	return true
+	return all&1 != 0
 }
 
 // Capacity returns the number of items the filter was sized for.

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
-	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -264,34 +263,4 @@ func TestSchemeZeroAllocs(t *testing.T) {
 		require.Zero(t, testing.AllocsPerRun(1000, func() { sink = sc.SumString(s, 1) }))
 	}
 	_ = sink
-}
-
-// BenchmarkScheme measures the hash of one key under each scheme, as the
-// filters call it (Scheme.Sum, seeded), on a 16-byte key and a 60-byte URL:
-//
-//	go test -run '^$' -bench Scheme -count 5 ./internal/hashing/
-func BenchmarkScheme(b *testing.B) {
-	keys := map[string][]byte{
-		"16B":    []byte("0123456789abcdef"),
-		"url60B": []byte("https://www.example.com/catalog/item/7364817?ref=home&page=3"),
-	}
-	for _, kn := range []string{"16B", "url60B"} {
-		key := keys[kn]
-		for _, s := range []Scheme{Scheme1, Scheme2} {
-			b.Run("key="+kn+"/scheme="+strconv.Itoa(int(s)), func(b *testing.B) {
-				var sink Digest
-				for b.Loop() {
-					sink = s.Sum(key, 1)
-				}
-				_ = sink
-			})
-		}
-		b.Run("key="+kn+"/hash=xxh3-64-only", func(b *testing.B) {
-			var sink uint64
-			for b.Loop() {
-				sink += xxh3.HashSeed(key, 1)
-			}
-			_ = sink
-		})
-	}
 }
