@@ -26,20 +26,67 @@
 //   - benchmarks (a module of its own, not for import): every variant against
 //     the Go libraries people use, with docs/benchmarks.md's results.
 //
-// This package holds what spans variants: the key digest. Every variant hashes
-// a key once with Hash (seeded 128-bit XXH3) and derives all its probes from
-// the digest, so one digest can be tested against many filters that share a
-// seed, such as the shards of a sharded filter.
+// This package holds what spans variants: the key digest and the hashing
+// schemes. Every variant hashes a key once per operation and derives all its
+// probes from the digest, so one digest can be tested against many filters
+// that share a scheme and a seed, such as the shards of a sharded filter.
+//
+// # Schemes
+//
+// A filter records in its file which scheme it hashes keys with. Scheme2,
+// the default for new filters, is one seeded 64-bit XXH3 and a
+// multiply-and-fold mixer for further bits; Scheme1 is seeded 128-bit XXH3,
+// which every file made before scheme 2 uses and keeps using (such files
+// answer exactly as they always did). A digest is only meaningful for the
+// scheme and seed it was made with: get it from the filter (each variant's
+// Hash and HashString), or from Hash here with the filter's Scheme and Seed.
+// A digest of another scheme or seed addresses other bits, so a filter's
+// answer for it means nothing, false negatives included.
 package bloomkit
 
-import "github.com/bloomkit/bloomkit/internal/hashing"
+import (
+	"fmt"
 
-// Digest is the hash of one key under one seed: the input of every variant's
-// AddDigest and ContainsDigest.
+	"github.com/bloomkit/bloomkit/internal/hashing"
+)
+
+// Digest is the hash of one key under one scheme and seed: the input of
+// every variant's AddDigest and ContainsDigest.
 type Digest = hashing.Digest
 
-// Hash returns the digest of key under seed, without allocating.
-func Hash(key []byte, seed uint64) Digest { return hashing.Sum(key, seed) }
+// Scheme is a hashing scheme: how a key and a seed become a Digest. Its
+// number is the hash id of the file format.
+type Scheme = hashing.Scheme
+
+// The hashing schemes.
+const (
+	// Scheme1 is seeded 128-bit XXH3; files made before Scheme2 use it.
+	Scheme1 = hashing.Scheme1
+	// Scheme2 is seeded 64-bit XXH3 and a multiply-and-fold mixer; it
+	// costs less per key than Scheme1, most of all on short keys.
+	Scheme2 = hashing.Scheme2
+	// DefaultScheme is the scheme of filters made without a WithScheme
+	// option: Scheme2.
+	DefaultScheme = hashing.Default
+)
+
+// Hash returns the digest of key under scheme s and seed, without
+// allocating. For a filter f, Hash(f.Scheme(), key, f.Seed()) equals
+// f.Hash(key). s must be Scheme1 or Scheme2: any other value panics, as a
+// programming error.
+func Hash(s Scheme, key []byte, seed uint64) Digest {
+	mustValid(s)
+	return s.Sum(key, seed)
+}
 
 // HashString is Hash for a string key, without copying it.
-func HashString(key string, seed uint64) Digest { return hashing.SumString(key, seed) }
+func HashString(s Scheme, key string, seed uint64) Digest {
+	mustValid(s)
+	return s.SumString(key, seed)
+}
+
+func mustValid(s Scheme) {
+	if !s.Valid() {
+		panic(fmt.Sprintf("bloomkit: unknown hash scheme %d", uint16(s)))
+	}
+}

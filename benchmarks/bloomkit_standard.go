@@ -19,7 +19,7 @@ func init() {
 		Library:           "github.com/bloomkit/bloomkit/standard",
 		Kind:              KindBloom,
 		Ours:              true,
-		Design:            "classic: k probes over m bits, one XXH3-128 per key, atomic OR",
+		Design:            "classic: k probes over m bits, one XXH3-64 per key (scheme 2), atomic OR",
 		ConcurrentLookups: true,
 		ConcurrentAdds:    true,
 		New: func(n uint64, p float64) (Filter, error) {

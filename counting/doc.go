@@ -7,11 +7,12 @@
 // standard filter for n and p: m = -n ln p / (ln 2)^2 counters (rounded up to
 // a multiple of 64) and k = round(m/n ln 2) probes, at the same positions:
 // probe i of a key is h1 + i*h2 reduced to [0, m), with h1 and h2 the halves
-// of the key's seeded XXH3-128 digest. Add increments the key's k counters,
+// of the key's digest (scheme 2, the default: seeded XXH3-64 and a mixer;
+// scheme 1 files: seeded XXH3-128; see bloomkit.Scheme). Add increments the key's k counters,
 // Remove decrements them, Contains tests that none is zero; the
 // false-positive rate is that of the standard filter, (1 - e^(-kn/m))^k.
 // Because the positions are the standard filter's, ExportTo writes the
-// standard filter of the same m, k and seed in which bit i is set when
+// standard filter of the same m, k, seed and hash scheme in which bit i is set when
 // counter i is not zero: it answers every lookup exactly as the counting
 // filter does, in a quarter of the memory.
 //
@@ -55,7 +56,7 @@
 //
 // # Union and intersection
 //
-// Union adds the counters of two filters of the same m, k and seed, capping
+// Union adds the counters of two filters of the same m, k, seed and hash scheme, capping
 // each sum at 15: the result is the filter of all the Adds of both.
 // Intersect keeps the smaller of each pair of counters. A counter of the
 // result is then at least the counter of a filter built from the keys common

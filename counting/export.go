@@ -10,8 +10,8 @@ import (
 )
 
 // ExportTo writes the standard filter that answers every lookup exactly as f
-// does: a filter file of the standard variant with the same m (bits), k and
-// seed, whose bit i is set when counter i of f is not zero. It takes a
+// does: a filter file of the standard variant with the same m (bits), k,
+// seed and hash scheme, whose bit i is set when counter i of f is not zero. It takes a
 // quarter of f's memory; standard.ReadFrom reads it and standard.OpenReadOnly
 // maps it. This is the nightly rebuild: keep a counting filter that follows
 // inserts and deletes, publish its export for the readers.
@@ -34,6 +34,7 @@ func (f *Filter) ExportTo(w io.Writer) (int64, error) {
 	set := presence(out, f.words, m)
 	h := mmapstore.Header{
 		Variant:    mmapstore.Standard,
+		Hash:       uint16(f.geom.scheme),
 		Seed:       f.geom.seed,
 		M:          m,
 		K:          f.geom.k,

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
@@ -141,15 +142,17 @@ func (f *Filter) readOnlyPanic(op string) {
 // Add on a filter opened with OpenReadOnly is a programming error: it panics
 // with an error wrapping ErrReadOnly (it never writes to the read-only
 // mapping, which would fault the process).
-func (f *Filter) Add(key []byte) bool { return f.AddDigest(hashing.Sum(key, f.geom.seed)) }
+func (f *Filter) Add(key []byte) bool { return f.AddDigest(f.Hash(key)) }
 
 // AddString is Add for a string key, without copying it.
 func (f *Filter) AddString(key string) bool {
-	return f.AddDigest(hashing.SumString(key, f.geom.seed))
+	return f.AddDigest(f.HashString(key))
 }
 
-// AddDigest is Add for a key already hashed with this filter's seed
-// (bloomkit.Hash): hash once, add to many filters.
+// AddDigest is Add for a digest from Hash, or from bloomkit.Hash with this
+// filter's Scheme and Seed: hash once, add to many filters. A digest made
+// under another scheme or seed addresses other bits, and the filter's
+// answers for it mean nothing.
 func (f *Filter) AddDigest(d hashing.Digest) bool {
 	if f.readOnly {
 		f.readOnlyPanic("Add")
@@ -187,15 +190,15 @@ func (f *Filter) AddDigest(d hashing.Digest) bool {
 // Remove on a filter opened with OpenReadOnly panics with an error wrapping
 // ErrReadOnly, as Add does.
 func (f *Filter) Remove(key []byte) bool {
-	return f.RemoveDigest(hashing.Sum(key, f.geom.seed))
+	return f.RemoveDigest(f.Hash(key))
 }
 
 // RemoveString is Remove for a string key, without copying it.
 func (f *Filter) RemoveString(key string) bool {
-	return f.RemoveDigest(hashing.SumString(key, f.geom.seed))
+	return f.RemoveDigest(f.HashString(key))
 }
 
-// RemoveDigest is Remove for a key already hashed with this filter's seed.
+// RemoveDigest is Remove for a digest from Hash (see AddDigest).
 func (f *Filter) RemoveDigest(d hashing.Digest) bool {
 	if f.readOnly {
 		f.readOnlyPanic("Remove")
@@ -218,39 +221,56 @@ func (f *Filter) RemoveDigest(d hashing.Digest) bool {
 // means definitely not, provided no key that was never added was removed. A
 // true answer is wrong with probability about EstimatedFPR.
 func (f *Filter) Contains(key []byte) bool {
-	return f.ContainsDigest(hashing.Sum(key, f.geom.seed))
+	return f.ContainsDigest(f.Hash(key))
 }
 
 // ContainsString is Contains for a string key, without copying it.
 func (f *Filter) ContainsString(key string) bool {
-	return f.ContainsDigest(hashing.SumString(key, f.geom.seed))
+	return f.ContainsDigest(f.HashString(key))
 }
 
-// ContainsDigest is Contains for a key already hashed with this filter's seed.
+// ContainsDigest is Contains for a digest from Hash (see AddDigest).
+//
+// It tests the counters a group of probeGroup at a time, combining their
+// "not zero" bits without a branch, and stops after the first group with a
+// zero counter: a branch per counter would depend on each loaded word and
+// mispredict on about every other miss, while the loads of a group are
+// independent and their cache misses overlap. After Close it reports false.
 func (f *Filter) ContainsDigest(d hashing.Digest) bool {
-	words, m := f.words, f.geom.m
-	h := d.H1
-	for i := f.geom.k; i > 0; i-- {
-		if get(words, hashing.Reduce(h, m)) == 0 {
+	words, m, k := f.words, f.geom.m, f.geom.k
+	if uint64(len(words)) < (m+perWord-1)/perWord {
+		return false
+	}
+	base := unsafe.Pointer(unsafe.SliceData(words))
+	h, all := d.H1, uint64(1)
+	for i := uint32(1); i <= k; i++ {
+		// p < m <= 16*len(words): the word is inside words.
+		p := hashing.Reduce(h, m)
+		c := atomic.LoadUint64((*uint64)(unsafe.Add(base, wordOf(p)*8))) >> shiftOf(p) & maxCount
+		all &= (c + maxCount) >> counterBits // 1 when c > 0
+		h += d.H2
+		if i%probeGroup == 0 && all == 0 {
 			return false
 		}
-		h += d.H2
 	}
-	return true
+	return all != 0
 }
+
+// probeGroup is how many counters ContainsDigest tests between branches.
+const probeGroup = 8
 
 // Count returns the smallest of key's counters: an upper bound on how many
 // times key was added and not removed, never below that number while its
 // counters are below 15 (and no key that was never added was removed). 0
 // means definitely absent, 15 means 15 or more.
-func (f *Filter) Count(key []byte) uint { return f.CountDigest(hashing.Sum(key, f.geom.seed)) }
+func (f *Filter) Count(key []byte) uint { return f.CountDigest(f.Hash(key)) }
 
 // CountString is Count for a string key, without copying it.
 func (f *Filter) CountString(key string) uint {
-	return f.CountDigest(hashing.SumString(key, f.geom.seed))
+	return f.CountDigest(f.HashString(key))
 }
 
-// CountDigest is Count for a key already hashed with this filter's seed.
+// CountDigest is Count for a digest from Hash (see AddDigest).
 func (f *Filter) CountDigest(d hashing.Digest) uint {
 	words, m := f.words, f.geom.m
 	h, least := d.H1, uint64(maxCount)
@@ -345,9 +365,9 @@ func (f *Filter) compatible(op string, o *Filter) error {
 	if f.readOnly {
 		return fmt.Errorf("counting: %s: %w", op, ErrReadOnly)
 	}
-	if f.geom.m != o.geom.m || f.geom.k != o.geom.k || f.geom.seed != o.geom.seed {
-		return fmt.Errorf("%w: %s of m=%d k=%d seed=%d with m=%d k=%d seed=%d", ErrMismatch, op,
-			f.geom.m, f.geom.k, f.geom.seed, o.geom.m, o.geom.k, o.geom.seed)
+	if f.geom.m != o.geom.m || f.geom.k != o.geom.k || f.geom.seed != o.geom.seed || f.geom.scheme != o.geom.scheme {
+		return fmt.Errorf("%w: %s of m=%d k=%d seed=%d hash %s with m=%d k=%d seed=%d hash %s", ErrMismatch, op,
+			f.geom.m, f.geom.k, f.geom.seed, f.geom.scheme, o.geom.m, o.geom.k, o.geom.seed, o.geom.scheme)
 	}
 	return nil
 }
@@ -355,8 +375,8 @@ func (f *Filter) compatible(op string, o *Filter) error {
 // Union adds every key of other to f: each counter of f becomes the sum of
 // both, capped at 15 (counters that reach 15 count in Saturated). Afterwards
 // f answers as a filter to which the keys of both were added, and Count is
-// at least the sum of both counts, up to 15. other must have the same m, k
-// and seed (ErrMismatch otherwise) and must not change meanwhile.
+// at least the sum of both counts, up to 15. other must have the same m, k,
+// seed and hash scheme (ErrMismatch otherwise) and must not change meanwhile.
 func (f *Filter) Union(other *Filter) error {
 	if err := f.compatible("union", other); err != nil {
 		return err
@@ -374,7 +394,8 @@ func (f *Filter) Union(other *Filter) error {
 // Removing them is as safe as in that filter. As with standard filters, the
 // false-positive rate can be higher than that filter's, because counters
 // raised by different keys of each filter can coincide. A counter at 15 in
-// both stays saturated. Same m, k and seed required.
+// both stays saturated. Same m, k, seed and
+// hash scheme required.
 func (f *Filter) Intersect(other *Filter) error {
 	if err := f.compatible("intersect", other); err != nil {
 		return err
@@ -387,6 +408,7 @@ func (f *Filter) Intersect(other *Filter) error {
 func (f *Filter) header() mmapstore.Header {
 	return mmapstore.Header{
 		Variant:    mmapstore.Counting,
+		Hash:       uint16(f.geom.scheme),
 		Seed:       f.geom.seed,
 		M:          f.geom.m,
 		K:          f.geom.k,
@@ -430,5 +452,5 @@ func ReadFrom(r io.Reader) (*Filter, error) {
 }
 
 func geometryOf(h mmapstore.Header) geometry {
-	return geometry{m: h.M, k: h.K, seed: h.Seed, capacity: h.Capacity, p: h.TargetP}
+	return geometry{m: h.M, k: h.K, seed: h.Seed, scheme: hashing.Scheme(h.Hash), capacity: h.Capacity, p: h.TargetP}
 }

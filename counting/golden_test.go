@@ -22,8 +22,11 @@ const goldenPath = "testdata/counting-v1.bloom"
 
 // goldenFilter is built from fixed keys: 200 added, the first one 4 more
 // times, 20 removed again.
-func goldenFilter(t *testing.T) *Filter {
-	f, err := NewWithSize(1000, 5, WithSeed(42))
+func goldenFilter(t *testing.T) *Filter { return goldenFilterOf(t, hashing.Scheme1) }
+
+// goldenFilterOf is the golden filter built with hashing scheme s.
+func goldenFilterOf(t *testing.T, s hashing.Scheme) *Filter {
+	f, err := NewWithSize(1000, 5, WithSeed(42), WithScheme(s))
 	require.NoError(t, err)
 	for i := 0; i < 200; i++ {
 		f.AddString(fmt.Sprintf("golden-%d", i))

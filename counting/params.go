@@ -1,8 +1,10 @@
 package counting
 
 import (
+	"fmt"
 	"math"
 
+	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/bloomkit/bloomkit/internal/sizing"
 )
 
@@ -15,14 +17,21 @@ const DefaultSeed uint64 = 0
 type Option func(*config)
 
 type config struct {
-	seed uint64
+	seed   uint64
+	scheme hashing.Scheme
 }
 
 // WithSeed sets the hash seed; it is stored in the filter's file.
 func WithSeed(seed uint64) Option { return func(c *config) { c.seed = seed } }
 
+// WithScheme sets the hashing scheme (bloomkit.Scheme1 or bloomkit.Scheme2;
+// the default is bloomkit.DefaultScheme, scheme 2). It is stored in the
+// filter's file. Scheme 1 is for files that builds older than scheme 2 must
+// read; any other value makes the constructor return ErrInvalid.
+func WithScheme(s hashing.Scheme) Option { return func(c *config) { c.scheme = s } }
+
 func configure(opts []Option) config {
-	c := config{seed: DefaultSeed}
+	c := config{seed: DefaultSeed, scheme: hashing.Default}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -31,9 +40,10 @@ func configure(opts []Option) config {
 
 // geometry is what defines a counting filter.
 type geometry struct {
-	m        uint64  // counters
-	k        uint32  // probes per key
-	seed     uint64  // hash seed
+	m        uint64 // counters
+	k        uint32 // probes per key
+	seed     uint64 // hash seed
+	scheme   hashing.Scheme
 	capacity uint64  // expected items n
 	p        float64 // target rate at capacity
 }
@@ -47,18 +57,33 @@ func Params(n uint64, p float64) (m uint64, k uint32, err error) {
 	return sizing.Standard(n, p)
 }
 
+// checkScheme refuses a scheme WithScheme was given that is not one this
+// build implements.
+func (c config) checkScheme() error {
+	if !c.scheme.Valid() {
+		return fmt.Errorf("%w: hash scheme %d (want 1 or 2)", sizing.ErrInvalid, c.scheme)
+	}
+	return nil
+}
+
 func geometryFor(n uint64, p float64, c config) (geometry, error) {
+	if err := c.checkScheme(); err != nil {
+		return geometry{}, err
+	}
 	m, k, err := sizing.Standard(n, p)
 	if err != nil {
 		return geometry{}, err
 	}
-	return geometry{m: m, k: k, seed: c.seed, capacity: n, p: p}, nil
+	return geometry{m: m, k: k, seed: c.seed, scheme: c.scheme, capacity: n, p: p}, nil
 }
 
 // explicitGeometry describes an expert's m and k. The capacity is the n for
 // which this k is optimal (n = m ln 2 / k) and the target rate is the
 // formula's rate there.
 func explicitGeometry(m uint64, k uint32, c config) (geometry, error) {
+	if err := c.checkScheme(); err != nil {
+		return geometry{}, err
+	}
 	if err := sizing.CheckGeometry(m, k); err != nil {
 		return geometry{}, err
 	}
@@ -70,5 +95,5 @@ func explicitGeometry(m uint64, k uint32, c config) (geometry, error) {
 	if p >= 1 {
 		p = math.Nextafter(1, 0)
 	}
-	return geometry{m: m, k: k, seed: c.seed, capacity: n, p: p}, nil
+	return geometry{m: m, k: k, seed: c.seed, scheme: c.scheme, capacity: n, p: p}, nil
 }

@@ -54,7 +54,8 @@ type grownStage struct {
 // geometry in h, its payload zero, and maps it read-write. The file's blocks
 // are allocated before it is mapped, so a full disk is an error here rather
 // than a fault later. h.PayloadLen must match the geometry (see
-// Header.Validate); Version, Hash, Generation and Flags are set by Create.
+// Header.Validate); h.Hash is the filter's hashing scheme (0 is written as
+// 1); Version, Generation and Flags are set by Create.
 //
 // The new file's mode is 0666 less the process's umask, as for any file a
 // program creates (0644 under the usual umask 022).
@@ -102,7 +103,9 @@ func create(f *os.File, path string, h Header) (_ *File, err error) {
 		return nil, ErrPlatform
 	}
 	h.Version = CurrentVersion
-	h.Hash = hashing.Algorithm
+	if h.Hash == 0 {
+		h.Hash = hashing.Algorithm
+	}
 	h.Generation = 1
 	h.Flags = 0 // open for writing: checksum not current
 	h.Count = 0

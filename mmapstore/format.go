@@ -33,7 +33,7 @@ const (
 	offMagic      = 0   // [8]byte Magic
 	offVersion    = 8   // uint16 format version
 	offVariant    = 10  // uint16 Variant
-	offHash       = 12  // uint16 hash algorithm (hashing.Algorithm)
+	offHash       = 12  // uint16 hash scheme (hashing.Scheme: 1 or 2)
 	offReserved0  = 14  // uint16, zero
 	offGeneration = 16  // uint64, incremented on every header write
 	offSeed       = 24  // uint64 hash seed
@@ -129,8 +129,13 @@ type Stage struct {
 
 // Header is the decoded content of a header slot.
 type Header struct {
-	Version    Version
-	Variant    Variant
+	Version Version
+	Variant Variant
+	// Hash is the hashing scheme the filter's keys are hashed with
+	// (hashing.Scheme1 = 1: seeded XXH3-128; hashing.Scheme2 = 2: seeded
+	// XXH3-64 and a mixer). Readers refuse other values with ErrHash.
+	// Create and WriteStream write a zero Hash as 1, the scheme every
+	// writer used before the field was the caller's to set.
 	Hash       uint16
 	Generation uint64
 	Seed       uint64
@@ -266,8 +271,8 @@ func (h *Header) Validate() error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrCorrupt, h.Variant, fmt.Sprintf(format, args...))
 	}
-	if h.Hash != hashing.Algorithm {
-		return fmt.Errorf("%w: algorithm %d", ErrHash, h.Hash)
+	if !hashing.Scheme(h.Hash).Valid() {
+		return fmt.Errorf("%w: hash id %d (this build knows 1 and 2)", ErrHash, h.Hash)
 	}
 	if h.Flags&^knownFlags != 0 {
 		return bad("unknown flags %#x", h.Flags&^knownFlags)

@@ -84,9 +84,16 @@ func TestValidateRejectsImpossibleGeometry(t *testing.T) {
 		mut(&h)
 		require.ErrorIs(t, h.Validate(), ErrCorrupt, name)
 	}
-	h := testHeader()
-	h.Hash = 2
-	require.ErrorIs(t, h.Validate(), ErrHash)
+	for _, id := range []uint16{0, 3, 0xffff} {
+		h := testHeader()
+		h.Hash = id
+		require.ErrorIs(t, h.Validate(), ErrHash, "hash id %d", id)
+	}
+	for _, id := range []uint16{1, 2} {
+		h := testHeader()
+		h.Hash = id
+		require.NoError(t, h.Validate(), "hash id %d", id)
+	}
 }
 
 func TestStreamErrors(t *testing.T) {

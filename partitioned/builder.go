@@ -33,11 +33,11 @@ func (f *Filter) Builder() *Builder {
 }
 
 // Add adds key and reports whether it was new (see Filter.Add).
-func (b *Builder) Add(key []byte) bool { return b.AddDigest(hashing.Sum(key, b.f.geom.seed)) }
+func (b *Builder) Add(key []byte) bool { return b.AddDigest(b.f.Hash(key)) }
 
 // AddString is Add for a string key, without copying it.
 func (b *Builder) AddString(key string) bool {
-	return b.AddDigest(hashing.SumString(key, b.f.geom.seed))
+	return b.AddDigest(b.f.HashString(key))
 }
 
 // AddDigest is Add for a key already hashed with the filter's seed.

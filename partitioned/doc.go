@@ -7,8 +7,10 @@
 //
 // # Hashing
 //
-// A key is hashed once with seeded 128-bit XXH3 (the same digest as every
-// bloomkit variant). The first half picks the block by multiply-shift range
+// A key is hashed once into a digest of two 64-bit halves (the same digest
+// as every bloomkit variant: by default scheme 2, seeded XXH3-64 and a
+// multiply-and-fold mixer of it; files of scheme 1 keep seeded XXH3-128,
+// see bloomkit.Scheme). The first half picks the block by multiply-shift range
 // reduction; the second half alone gives the in-block positions, nine bits
 // per probe (seven probes from its 63 free bits, further groups of seven
 // from a splitmix64 remix of it). The block choice and the positions share

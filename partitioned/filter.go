@@ -75,15 +75,17 @@ func newInMemory(g geometry) (*Filter, error) {
 // Add on a filter opened with OpenReadOnly is a programming error: it panics
 // with an error wrapping ErrReadOnly (it never writes to the read-only
 // mapping, which would fault the process).
-func (f *Filter) Add(key []byte) bool { return f.AddDigest(hashing.Sum(key, f.geom.seed)) }
+func (f *Filter) Add(key []byte) bool { return f.AddDigest(f.Hash(key)) }
 
 // AddString is Add for a string key, without copying it.
 func (f *Filter) AddString(key string) bool {
-	return f.AddDigest(hashing.SumString(key, f.geom.seed))
+	return f.AddDigest(f.HashString(key))
 }
 
-// AddDigest is Add for a key already hashed with this filter's seed
-// (bloomkit.Hash): hash once, add to many filters.
+// AddDigest is Add for a digest from Hash, or from bloomkit.Hash with this
+// filter's Scheme and Seed: hash once, add to many filters. A digest made
+// under another scheme or seed addresses other bits, and the filter's
+// answers for it mean nothing.
 func (f *Filter) AddDigest(d hashing.Digest) bool {
 	f.writable()
 	if !blocked.Add(f.words, f.geom.m/BlockBits, d, f.geom.k) {
@@ -124,7 +126,7 @@ func (f *Filter) addMany(keys [][]byte, single bool) int {
 	for len(keys) > 0 {
 		n := min(len(keys), manyChunk)
 		for i, k := range keys[:n] {
-			ds[i] = hashing.Sum(k, f.geom.seed)
+			ds[i] = f.Hash(k)
 		}
 		if single {
 			added += blocked.AddSingleBatch(f.words, f.geom.blocks(), f.geom.k, ds[:n])
@@ -140,15 +142,15 @@ func (f *Filter) addMany(keys [][]byte, single bool) int {
 // not. A true answer is wrong with probability about EstimatedFPR. It reads
 // one 64-byte cache line of the filter.
 func (f *Filter) Contains(key []byte) bool {
-	return f.ContainsDigest(hashing.Sum(key, f.geom.seed))
+	return f.ContainsDigest(f.Hash(key))
 }
 
 // ContainsString is Contains for a string key, without copying it.
 func (f *Filter) ContainsString(key string) bool {
-	return f.ContainsDigest(hashing.SumString(key, f.geom.seed))
+	return f.ContainsDigest(f.HashString(key))
 }
 
-// ContainsDigest is Contains for a key already hashed with this filter's seed.
+// ContainsDigest is Contains for a digest from Hash (see AddDigest).
 func (f *Filter) ContainsDigest(d hashing.Digest) bool {
 	return blocked.Contains(f.words, f.geom.m/BlockBits, d, f.geom.k)
 }
@@ -167,7 +169,7 @@ func (f *Filter) ContainsMany(keys [][]byte, found []bool) []bool {
 	for len(keys) > 0 {
 		n := min(len(keys), manyChunk)
 		for i, k := range keys[:n] {
-			ds[i] = hashing.Sum(k, f.geom.seed)
+			ds[i] = f.Hash(k)
 		}
 		blocked.ContainsBatch(f.words, f.geom.blocks(), f.geom.k, ds[:n], out)
 		keys, out = keys[n:], out[n:]
@@ -230,15 +232,15 @@ func (f *Filter) compatible(op string, o *Filter) error {
 	if f.readOnly {
 		return fmt.Errorf("partitioned: %s: %w", op, ErrReadOnly)
 	}
-	if f.geom.m != o.geom.m || f.geom.k != o.geom.k || f.geom.seed != o.geom.seed {
-		return fmt.Errorf("%w: %s of m=%d k=%d seed=%d with m=%d k=%d seed=%d", ErrMismatch, op,
-			f.geom.m, f.geom.k, f.geom.seed, o.geom.m, o.geom.k, o.geom.seed)
+	if f.geom.m != o.geom.m || f.geom.k != o.geom.k || f.geom.seed != o.geom.seed || f.geom.scheme != o.geom.scheme {
+		return fmt.Errorf("%w: %s of m=%d k=%d seed=%d hash %s with m=%d k=%d seed=%d hash %s", ErrMismatch, op,
+			f.geom.m, f.geom.k, f.geom.seed, f.geom.scheme, o.geom.m, o.geom.k, o.geom.seed, o.geom.scheme)
 	}
 	return nil
 }
 
 // Union adds every key of other to f: afterwards f contains every key either
-// contained. other must have the same m, k and seed (ErrMismatch otherwise).
+// contained. other must have the same m, k, seed and hash scheme (ErrMismatch otherwise).
 func (f *Filter) Union(other *Filter) error {
 	if err := f.compatible("union", other); err != nil {
 		return err
@@ -251,7 +253,8 @@ func (f *Filter) Union(other *Filter) error {
 // Intersect keeps in f only the bits set in both filters. Every key added to
 // both still tests present; the false-positive rate can be higher than that
 // of a filter built from the common keys alone, because bits set by
-// different keys of each filter can coincide. Same m, k and seed required.
+// different keys of each filter can coincide. Same m, k, seed and
+// hash scheme required.
 func (f *Filter) Intersect(other *Filter) error {
 	if err := f.compatible("intersect", other); err != nil {
 		return err
@@ -264,6 +267,7 @@ func (f *Filter) Intersect(other *Filter) error {
 func (f *Filter) header() mmapstore.Header {
 	return mmapstore.Header{
 		Variant:    mmapstore.Partitioned,
+		Hash:       uint16(f.geom.scheme),
 		Seed:       f.geom.seed,
 		M:          f.geom.m,
 		K:          f.geom.k,
@@ -309,5 +313,5 @@ func ReadFrom(r io.Reader) (*Filter, error) {
 }
 
 func geometryOf(h mmapstore.Header) geometry {
-	return geometry{m: h.M, k: h.K, seed: h.Seed, capacity: h.Capacity, p: h.TargetP}
+	return geometry{m: h.M, k: h.K, seed: h.Seed, scheme: hashing.Scheme(h.Hash), capacity: h.Capacity, p: h.TargetP}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/bloomkit/bloomkit/internal/blocked"
+	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/bloomkit/bloomkit/internal/sizing"
 )
 
@@ -21,14 +22,21 @@ const BlockBits = blocked.BlockBits
 type Option func(*config)
 
 type config struct {
-	seed uint64
+	seed   uint64
+	scheme hashing.Scheme
 }
 
 // WithSeed sets the hash seed; it is stored in the filter's file.
 func WithSeed(seed uint64) Option { return func(c *config) { c.seed = seed } }
 
+// WithScheme sets the hashing scheme (bloomkit.Scheme1 or bloomkit.Scheme2;
+// the default is bloomkit.DefaultScheme, scheme 2). It is stored in the
+// filter's file. Scheme 1 is for files that builds older than scheme 2 must
+// read; any other value makes the constructor return ErrInvalid.
+func WithScheme(s hashing.Scheme) Option { return func(c *config) { c.scheme = s } }
+
 func configure(opts []Option) config {
-	c := config{seed: DefaultSeed}
+	c := config{seed: DefaultSeed, scheme: hashing.Default}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -37,9 +45,10 @@ func configure(opts []Option) config {
 
 // geometry is what defines a partitioned filter.
 type geometry struct {
-	m        uint64  // bits, a multiple of BlockBits
-	k        uint32  // probes per key, all in one block
-	seed     uint64  // hash seed
+	m        uint64 // bits, a multiple of BlockBits
+	k        uint32 // probes per key, all in one block
+	seed     uint64 // hash seed
+	scheme   hashing.Scheme
 	capacity uint64  // expected items n
 	p        float64 // target rate at capacity
 }
@@ -60,18 +69,33 @@ func Params(n uint64, p float64) (m uint64, k uint32, err error) {
 // number of keys in a block of each load's rate.
 func FPR(m, n uint64, k uint32) float64 { return blocked.FPR(m, n, k) }
 
+// checkScheme refuses a scheme WithScheme was given that is not one this
+// build implements.
+func (c config) checkScheme() error {
+	if !c.scheme.Valid() {
+		return fmt.Errorf("%w: hash scheme %d (want 1 or 2)", sizing.ErrInvalid, c.scheme)
+	}
+	return nil
+}
+
 func geometryFor(n uint64, p float64, c config) (geometry, error) {
+	if err := c.checkScheme(); err != nil {
+		return geometry{}, err
+	}
 	m, k, err := blocked.Params(n, p)
 	if err != nil {
 		return geometry{}, err
 	}
-	return geometry{m: m, k: k, seed: c.seed, capacity: n, p: p}, nil
+	return geometry{m: m, k: k, seed: c.seed, scheme: c.scheme, capacity: n, p: p}, nil
 }
 
 // explicitGeometry describes an expert's m (rounded up to whole blocks) and
 // k. The capacity is n = m ln 2 / k, the n for which k is the classic
 // optimum, and the target rate is FPR(m, n, k) there.
 func explicitGeometry(m uint64, k uint32, c config) (geometry, error) {
+	if err := c.checkScheme(); err != nil {
+		return geometry{}, err
+	}
 	if err := sizing.CheckGeometry(m, k); err != nil {
 		return geometry{}, err
 	}
@@ -87,5 +111,5 @@ func explicitGeometry(m uint64, k uint32, c config) (geometry, error) {
 	if p >= 1 {
 		p = math.Nextafter(1, 0)
 	}
-	return geometry{m: m, k: k, seed: c.seed, capacity: n, p: p}, nil
+	return geometry{m: m, k: k, seed: c.seed, scheme: c.scheme, capacity: n, p: p}, nil
 }

@@ -15,7 +15,8 @@
 // blocked formula for its own rate, so each stage a lookup visits costs one
 // cache line (one page of a cold file) instead of up to k.
 //
-// A key is hashed once (seeded 128-bit XXH3) and the digest is tested
+// A key is hashed once (with the filter's Scheme: seeded XXH3-64 and a
+// mixer by default, XXH3-128 for files of scheme 1) and the digest is tested
 // against the stages newest first. Add adds a key to the newest stage unless
 // some stage may already hold it: a key added twice, or a false positive,
 // reports false and does not count toward the stage's capacity, so

@@ -29,7 +29,7 @@ func Example() {
 	// true
 	// false
 	// true false
-	// 7 stages for 127000 keys, estimated rate 0.62%
+	// 7 stages for 127000 keys, estimated rate 0.58%
 }
 
 // Grow a filter in a file, let the process stop, and serve the file

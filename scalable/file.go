@@ -46,7 +46,8 @@ func create(path string, n0 uint64, p float64, opts []Option, temp bool) (*Filte
 // the filter goes on growing in the same file. Only one process may hold a
 // file open for writing (mmapstore.ErrLocked otherwise). The options may set
 // the limits (WithMaxStages, WithMaxBytes), which the file does not store;
-// a seed, growth or tightening that differs from the file's is ErrInvalid.
+// a seed, hash scheme, growth or tightening that differs from the file's
+// is ErrInvalid.
 //
 // After a clean Close, Open verifies every stage against the file's checksum,
 // O(size), so that damage is refused (mmapstore.ErrPayloadChecksum) rather
@@ -112,9 +113,9 @@ func openConfig(h mmapstore.Header, opts []Option) (config, error) {
 	if err != nil {
 		return c, err
 	}
-	if c.seed != base.seed || c.growth != base.growth || c.tight != base.tight {
-		return c, fmt.Errorf("%w: the file has seed %d, growth %v and tightening %v; Open sets limits only",
-			ErrInvalid, base.seed, base.growth, base.tight)
+	if c.seed != base.seed || c.scheme != base.scheme || c.growth != base.growth || c.tight != base.tight {
+		return c, fmt.Errorf("%w: the file has seed %d, hash %s, growth %v and tightening %v; Open sets limits only",
+			ErrInvalid, base.seed, base.scheme, base.growth, base.tight)
 	}
 	return c, nil
 }

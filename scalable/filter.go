@@ -169,15 +169,16 @@ func (f *Filter) live() []*stage {
 // Add on a filter opened with OpenReadOnly panics with an error wrapping
 // ErrReadOnly, and on a closed filter with one wrapping mmapstore.ErrClosed:
 // both are programming errors.
-func (f *Filter) Add(key []byte) bool { return f.AddDigest(hashing.Sum(key, f.cfg.seed)) }
+func (f *Filter) Add(key []byte) bool { return f.AddDigest(f.Hash(key)) }
 
 // AddString is Add for a string key, without copying it.
 func (f *Filter) AddString(key string) bool {
-	return f.AddDigest(hashing.SumString(key, f.cfg.seed))
+	return f.AddDigest(f.HashString(key))
 }
 
-// AddDigest is Add for a key already hashed with this filter's seed
-// (bloomkit.Hash).
+// AddDigest is Add for a digest from Hash, or from bloomkit.Hash with this
+// filter's Scheme and Seed. A digest made under another scheme or seed
+// addresses other bits, and the filter's answers for it mean nothing.
 func (f *Filter) AddDigest(d hashing.Digest) bool {
 	isNew, _ := f.add(d, false)
 	return isNew
@@ -188,11 +189,11 @@ func (f *Filter) AddDigest(d hashing.Digest) bool {
 // an error wrapping ErrLimit, and the cause: for a file that could not grow,
 // the operating system's error (errors.Is(err, syscall.ENOSPC) on a full
 // disk).
-func (f *Filter) TryAdd(key []byte) (bool, error) { return f.add(hashing.Sum(key, f.cfg.seed), true) }
+func (f *Filter) TryAdd(key []byte) (bool, error) { return f.add(f.Hash(key), true) }
 
 // TryAddString is TryAdd for a string key, without copying it.
 func (f *Filter) TryAddString(key string) (bool, error) {
-	return f.add(hashing.SumString(key, f.cfg.seed), true)
+	return f.add(f.HashString(key), true)
 }
 
 func (f *Filter) add(d hashing.Digest, strict bool) (bool, error) {
@@ -290,15 +291,16 @@ func (f *Filter) Err() error {
 // Contains on a closed filter panics with an error wrapping
 // mmapstore.ErrClosed (a programming error).
 func (f *Filter) Contains(key []byte) bool {
-	return f.ContainsDigest(hashing.Sum(key, f.cfg.seed))
+	return f.ContainsDigest(f.Hash(key))
 }
 
 // ContainsString is Contains for a string key, without copying it.
 func (f *Filter) ContainsString(key string) bool {
-	return f.ContainsDigest(hashing.SumString(key, f.cfg.seed))
+	return f.ContainsDigest(f.HashString(key))
 }
 
-// ContainsDigest is Contains for a key already hashed with this filter's seed.
+// ContainsDigest is Contains for a digest from Hash (see AddDigest): the key
+// is hashed once for all stages.
 func (f *Filter) ContainsDigest(d hashing.Digest) bool {
 	return probe(f.live(), d)
 }
@@ -455,7 +457,7 @@ func estimateCount(words []uint64, k uint32) float64 {
 
 func (f *Filter) header() mmapstore.Header {
 	st := f.current()
-	h := mmapstore.Header{Variant: mmapstore.Scalable, Seed: f.cfg.seed, CellBits: 1, Capacity: f.n0,
+	h := mmapstore.Header{Variant: mmapstore.Scalable, Hash: uint16(f.cfg.scheme), Seed: f.cfg.seed, CellBits: 1, Capacity: f.n0,
 		TargetP: f.p, Growth: f.cfg.growth, Tightness: f.cfg.tight}
 	for _, s := range st {
 		g := s.geom
@@ -528,7 +530,7 @@ func checkHeader(h mmapstore.Header) error {
 // headerConfig is the configuration a file records, with default limits.
 func headerConfig(h mmapstore.Header) config {
 	c := defaultConfig()
-	c.seed, c.growth, c.tight = h.Seed, h.Growth, h.Tightness
+	c.seed, c.scheme, c.growth, c.tight = h.Seed, hashing.Scheme(h.Hash), h.Growth, h.Tightness
 	return c
 }
 

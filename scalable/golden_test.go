@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/zeebo/xxh3"
 
 	"github.com/bloomkit/bloomkit/mmapstore"
@@ -20,8 +22,11 @@ const goldenPath = "testdata/golden-v1.bloom"
 
 // goldenFilter is the filter of the golden file: 1000 keys in stages of
 // 100, 200, 400 and 800.
-func goldenFilter(t testing.TB) *Filter {
-	f, err := New(100, 0.01, WithSeed(7))
+func goldenFilter(t testing.TB) *Filter { return goldenFilterOf(t, hashing.Scheme1) }
+
+// goldenFilterOf is the golden filter built with hashing scheme s.
+func goldenFilterOf(t testing.TB, s hashing.Scheme) *Filter {
+	f, err := New(100, 0.01, WithSeed(7), WithScheme(s))
 	require.NoError(t, err)
 	for i := 0; i < 1000; i++ {
 		f.AddString(fmt.Sprintf("key-%d", i))

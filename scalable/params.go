@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/bloomkit/bloomkit/internal/blocked"
+	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
@@ -30,6 +31,7 @@ type Option func(*config)
 
 type config struct {
 	seed      uint64
+	scheme    hashing.Scheme
 	growth    float64
 	tight     float64
 	maxStages int
@@ -37,11 +39,17 @@ type config struct {
 }
 
 func defaultConfig() config {
-	return config{seed: DefaultSeed, growth: DefaultGrowth, tight: DefaultTightening, maxStages: DefaultMaxStages}
+	return config{seed: DefaultSeed, scheme: hashing.Default, growth: DefaultGrowth, tight: DefaultTightening, maxStages: DefaultMaxStages}
 }
 
 // WithSeed sets the hash seed; it is stored in the filter's file.
 func WithSeed(seed uint64) Option { return func(c *config) { c.seed = seed } }
+
+// WithScheme sets the hashing scheme (bloomkit.Scheme1 or bloomkit.Scheme2;
+// the default is bloomkit.DefaultScheme, scheme 2). It is stored in the
+// filter's file. Scheme 1 is for files that builds older than scheme 2 must
+// read; any other value is ErrInvalid.
+func WithScheme(s hashing.Scheme) Option { return func(c *config) { c.scheme = s } }
 
 // WithGrowth sets s, the capacity ratio between consecutive stages: 1 to
 // 1e6, default 2. A larger s means fewer stages (faster lookups) and more
@@ -67,6 +75,9 @@ func WithMaxBytes(b uint64) Option { return func(c *config) { c.maxBytes = b } }
 func configure(c config, opts []Option) (config, error) {
 	for _, o := range opts {
 		o(&c)
+	}
+	if !c.scheme.Valid() {
+		return c, fmt.Errorf("%w: hash scheme %d, want 1 or 2", ErrInvalid, c.scheme)
 	}
 	if !(c.growth >= 1 && c.growth <= 1e6) {
 		return c, fmt.Errorf("%w: growth s = %v, want 1..1e6", ErrInvalid, c.growth)

@@ -12,11 +12,13 @@
 //
 // # Hashing
 //
-// A key is hashed once, with seeded 128-bit XXH3; probe i is h1 + i*h2 mapped
+// A key is hashed once with the filter's Scheme (by default scheme 2: seeded
+// XXH3-64 is h1, a multiply-and-fold of it h2; files of scheme 1 keep seeded
+// XXH3-128, whose halves are h1 and h2); probe i is h1 + i*h2 mapped
 // to [0, m) by multiply-shift (Kirsch and Mitzenmacher 2006), so m need not
 // be a power of two and filters beyond 2^32 bits work. Filters combine
 // (Union, Intersect) and share digests (AddDigest, ContainsDigest) only when
-// their m, k and seed are equal.
+// their m, k, seed and hash scheme are equal.
 //
 // # Files
 //

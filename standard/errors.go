@@ -17,8 +17,9 @@ var (
 	// ErrTooLarge: more memory than this machine has, or more than the
 	// format can describe.
 	ErrTooLarge = sizing.ErrTooLarge
-	// ErrMismatch: Union or Intersect of filters with different m, k or seed.
-	ErrMismatch = errors.New("standard: filters differ in geometry or seed")
+	// ErrMismatch: Union or Intersect of filters with different m, k, seed or
+	// hash scheme.
+	ErrMismatch = errors.New("standard: filters differ in geometry, seed or hash scheme")
 	// ErrReadOnly: a change to a filter opened with OpenReadOnly.
 	ErrReadOnly = mmapstore.ErrReadOnly
 )

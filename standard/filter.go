@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/bloomkit/bloomkit/internal/bitset"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
@@ -72,15 +73,17 @@ func newInMemory(g geometry) (*Filter, error) {
 // Add on a filter opened with OpenReadOnly is a programming error: it panics
 // with an error wrapping ErrReadOnly (it never writes to the read-only
 // mapping, which would fault the process).
-func (f *Filter) Add(key []byte) bool { return f.AddDigest(hashing.Sum(key, f.geom.seed)) }
+func (f *Filter) Add(key []byte) bool { return f.AddDigest(f.Hash(key)) }
 
 // AddString is Add for a string key, without copying it.
 func (f *Filter) AddString(key string) bool {
-	return f.AddDigest(hashing.SumString(key, f.geom.seed))
+	return f.AddDigest(f.HashString(key))
 }
 
-// AddDigest is Add for a key already hashed with this filter's seed
-// (bloomkit.Hash): hash once, add to many filters.
+// AddDigest is Add for a digest from Hash, or from bloomkit.Hash with this
+// filter's Scheme and Seed: hash once, add to many filters. A digest made
+// under another scheme or seed addresses other bits, and the filter's
+// answers for it mean nothing.
 func (f *Filter) AddDigest(d hashing.Digest) bool {
 	if f.readOnly {
 		panic(fmt.Errorf("standard: Add: %w: %s", ErrReadOnly, f.Path()))
@@ -102,25 +105,45 @@ func (f *Filter) AddDigest(d hashing.Digest) bool {
 // Contains reports whether key may have been added; false means definitely
 // not. A true answer is wrong with probability about EstimatedFPR.
 func (f *Filter) Contains(key []byte) bool {
-	return f.ContainsDigest(hashing.Sum(key, f.geom.seed))
+	return f.ContainsDigest(f.Hash(key))
 }
 
 // ContainsString is Contains for a string key, without copying it.
 func (f *Filter) ContainsString(key string) bool {
-	return f.ContainsDigest(hashing.SumString(key, f.geom.seed))
+	return f.ContainsDigest(f.HashString(key))
 }
 
-// ContainsDigest is Contains for a key already hashed with this filter's seed.
+// ContainsDigest is Contains for a digest from Hash (see AddDigest).
 func (f *Filter) ContainsDigest(d hashing.Digest) bool {
-	words, m := f.words, f.geom.m
-	h := d.H1
-	for i := f.geom.k; i > 0; i-- {
-		if !bitset.Test(words, hashing.Reduce(h, m)) {
+	return probe(f.words, f.geom.m, f.geom.k, d)
+}
+
+// probeGroup is how many bits probe tests between branches.
+const probeGroup = 8
+
+// probe reports whether all k bits of d are set in words (m bits). It tests
+// the bits a group of probeGroup at a time, ANDing them without a branch,
+// and stops after the first group with a clear bit. A branch per bit would
+// depend on each loaded word and mispredict on about every other miss; the
+// loads of a group are independent, so their cache misses overlap.
+//
+// After Close words is empty: probe reports false without reading it.
+func probe(words []uint64, m uint64, k uint32, d hashing.Digest) bool {
+	if uint64(len(words)) < (m+63)/64 {
+		return false
+	}
+	base := unsafe.Pointer(unsafe.SliceData(words))
+	h, all := d.H1, uint64(1)
+	for i := uint32(1); i <= k; i++ {
+		// p < m <= 64*len(words): the word is inside words.
+		p := hashing.Reduce(h, m)
+		all &= atomic.LoadUint64((*uint64)(unsafe.Add(base, p>>6*8))) >> (p & 63)
+		h += d.H2
+		if i%probeGroup == 0 && all&1 == 0 {
 			return false
 		}
-		h += d.H2
 	}
-	return true
+	return all&1 != 0
 }
 
 // Capacity returns the number of items the filter was sized for.
@@ -176,15 +199,15 @@ func (f *Filter) compatible(op string, o *Filter) error {
 	if f.readOnly {
 		return fmt.Errorf("standard: %s: %w", op, ErrReadOnly)
 	}
-	if f.geom.m != o.geom.m || f.geom.k != o.geom.k || f.geom.seed != o.geom.seed {
-		return fmt.Errorf("%w: %s of m=%d k=%d seed=%d with m=%d k=%d seed=%d", ErrMismatch, op,
-			f.geom.m, f.geom.k, f.geom.seed, o.geom.m, o.geom.k, o.geom.seed)
+	if f.geom.m != o.geom.m || f.geom.k != o.geom.k || f.geom.seed != o.geom.seed || f.geom.scheme != o.geom.scheme {
+		return fmt.Errorf("%w: %s of m=%d k=%d seed=%d hash %s with m=%d k=%d seed=%d hash %s", ErrMismatch, op,
+			f.geom.m, f.geom.k, f.geom.seed, f.geom.scheme, o.geom.m, o.geom.k, o.geom.seed, o.geom.scheme)
 	}
 	return nil
 }
 
 // Union adds every key of other to f: afterwards f contains every key either
-// contained. other must have the same m, k and seed (ErrMismatch otherwise).
+// contained. other must have the same m, k, seed and hash scheme (ErrMismatch otherwise).
 func (f *Filter) Union(other *Filter) error {
 	if err := f.compatible("union", other); err != nil {
 		return err
@@ -197,7 +220,8 @@ func (f *Filter) Union(other *Filter) error {
 // Intersect keeps in f only the bits set in both filters. Every key added to
 // both still tests present; the false-positive rate can be higher than that
 // of a filter built from the common keys alone, because bits set by
-// different keys of each filter can coincide. Same m, k and seed required.
+// different keys of each filter can coincide. Same m, k, seed and
+// hash scheme required.
 func (f *Filter) Intersect(other *Filter) error {
 	if err := f.compatible("intersect", other); err != nil {
 		return err
@@ -210,6 +234,7 @@ func (f *Filter) Intersect(other *Filter) error {
 func (f *Filter) header() mmapstore.Header {
 	return mmapstore.Header{
 		Variant:    mmapstore.Standard,
+		Hash:       uint16(f.geom.scheme),
 		Seed:       f.geom.seed,
 		M:          f.geom.m,
 		K:          f.geom.k,
@@ -253,5 +278,5 @@ func ReadFrom(r io.Reader) (*Filter, error) {
 }
 
 func geometryOf(h mmapstore.Header) geometry {
-	return geometry{m: h.M, k: h.K, seed: h.Seed, capacity: h.Capacity, p: h.TargetP}
+	return geometry{m: h.M, k: h.K, seed: h.Seed, scheme: hashing.Scheme(h.Hash), capacity: h.Capacity, p: h.TargetP}
 }

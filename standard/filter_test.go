@@ -60,16 +60,21 @@ func TestSmallestFilter(t *testing.T) {
 	require.EqualValues(t, uint64(math.MaxUint64), f.ApproxCount())
 }
 
-// TestFalsePositiveRate measures the rate at capacity against the target, for
-// the contract in the foundation issue: <= 1.1x at 1% and 0.1%, <= 1.3x at
-// 1e-5. Keys come from fixed seeds, so the counts are the same on every run;
-// filtertest.FPRBound checks the bound is far enough from the formula's
-// expectation that no seed could fail a correct filter.
+// TestFalsePositiveRate measures the rate at capacity against the target:
+// <= 1.1x from 0.1 down to 1e-6 (issue 13: the 64-bit hash of scheme 2, the
+// default, puts no floor on the rate). Keys come from fixed seeds, so the
+// counts are the same on every run; filtertest.FPRBound checks the bound is
+// far enough from the formula's expectation that no seed could fail a
+// correct filter. The cases below 1% are long (1e-6 tries about 1.8e9 absent
+// keys) and skipped under -short.
 func TestFalsePositiveRate(t *testing.T) {
 	filtertest.FalsePositiveRate(t, variant, 0.01, []filtertest.FPRCase{
+		{Name: "p=0.1", P: 0.1, Factor: 1.1},
 		{Name: "p=0.01", P: 0.01, Trials: 1_000_000, Factor: 1.1},
-		{Name: "p=0.001", P: 0.001, Trials: 4_000_000, Factor: 1.1, Long: true},
-		{Name: "p=1e-5", P: 1e-5, Trials: 25_000_000, Factor: 1.3, Long: true},
+		{Name: "p=0.001", P: 0.001, Factor: 1.1, Long: true},
+		{Name: "p=1e-4", P: 1e-4, Factor: 1.1, Long: true},
+		{Name: "p=1e-5", P: 1e-5, Factor: 1.1, Long: true},
+		{Name: "p=1e-6", P: 1e-6, Factor: 1.1, Long: true},
 	})
 }
 

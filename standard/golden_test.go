@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bloomkit/bloomkit/internal/hashing"
+
 	"github.com/bloomkit/bloomkit/internal/filtertest"
 )
 
@@ -15,8 +17,11 @@ var update = flag.Bool("update", false, "rewrite testdata/golden-v1.bloom")
 
 const goldenPath = "testdata/golden-v1.bloom"
 
-func goldenFilter(t testing.TB) *Filter {
-	f, err := New(1000, 0.01, WithSeed(7))
+func goldenFilter(t testing.TB) *Filter { return goldenFilterOf(t, hashing.Scheme1) }
+
+// goldenFilterOf is the golden filter built with hashing scheme s.
+func goldenFilterOf(t testing.TB, s hashing.Scheme) *Filter {
+	f, err := New(1000, 0.01, WithSeed(7), WithScheme(s))
 	require.NoError(t, err)
 	for i := 0; i < 1000; i++ {
 		f.AddString(fmt.Sprintf("key-%d", i))

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/bloomkit/bloomkit/internal/hashing"
 )
 
 // TestSpecExample checks the worked example of docs/file-format.md (§11, a
@@ -26,7 +28,7 @@ func TestSpecExample(t *testing.T) {
 	text = text[start:]
 	text = text[:strings.Index(text[3:], "\n## ")+3]
 
-	f, err := NewWithSize(128, 3)
+	f, err := NewWithSize(128, 3, WithScheme(hashing.Scheme1))
 	require.NoError(t, err)
 	f.AddString("bloomkit")
 	require.EqualValues(t, 29, f.Capacity())

@@ -83,7 +83,7 @@ func (b *lineBatch) hash(keep batchFilter) {
 		b.buf, b.ends, b.seqs = b.buf[:wEnd], b.ends[:w], b.seqs[:w]
 	}
 	for i := range b.ends {
-		b.ds = append(b.ds, bloomkit.Hash(b.line(i), commonSeed))
+		b.ds = append(b.ds, bloomkit.Hash(bloomkit.DefaultScheme, b.line(i), commonSeed))
 	}
 }
 

@@ -35,9 +35,13 @@ func FileLifecycle[F File[F]](t *testing.T, v Variant[F]) {
 	require.NoError(t, err)
 	require.Equal(t, path, f.Path())
 	AddKeys(f, 1, 10000)
-	var extra uint64
+	// A key can be a false positive of the keys added before it, so Added
+	// may fall short of 10000: the expected shortfall at half capacity is
+	// below 1; 10 or more has a chance below 1e-9.
+	require.Greater(t, f.Added(), uint64(10000-10))
+	added := f.Added()
 	if h.Created != nil {
-		extra = h.Created(t, f)
+		added += h.Created(t, f)
 	}
 	require.NoError(t, f.Sync())
 	require.ErrorIs(t, f.Verify(), mmapstore.ErrChecksumStale, "open for writing")
@@ -50,7 +54,7 @@ func FileLifecycle[F File[F]](t *testing.T, v Variant[F]) {
 	r, err := v.OpenReadOnly(path)
 	require.NoError(t, err)
 	require.True(t, r.ReadOnly())
-	require.EqualValues(t, 10000+extra, r.Added())
+	require.EqualValues(t, added, r.Added())
 	require.EqualValues(t, 9, r.Seed())
 	require.NoError(t, r.Verify())
 	NoFalseNegatives(t, r, 1, 10000)

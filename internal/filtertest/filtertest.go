@@ -17,6 +17,7 @@ package filtertest
 import (
 	"encoding/binary"
 	"math"
+	"runtime"
 	"sync"
 	"testing"
 )
@@ -68,16 +69,54 @@ func NoFalseNegatives(t testing.TB, f Filter, set, n uint64) {
 }
 
 // CountFalsePositives queries keys 0..trials-1 of set (never added) and
-// returns how many test present.
+// returns how many test present. Above a million trials it spreads them over
+// every core (lookups are safe for concurrent use); the count is the same.
 func CountFalsePositives(f Filter, set, trials uint64) uint64 {
+	workers := uint64(runtime.GOMAXPROCS(0))
+	if trials < 1<<20 || workers == 1 {
+		return countRange(f, set, 0, trials, 1)
+	}
+	counts := make([]uint64, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			counts[w] = countRange(f, set, w, trials, workers)
+		}()
+	}
+	wg.Wait()
+	var fp uint64
+	for _, c := range counts {
+		fp += c
+	}
+	return fp
+}
+
+// countRange counts the false positives among keys first, first+step, ...
+// below end of set.
+func countRange(f Filter, set, first, end, step uint64) uint64 {
 	var buf [16]byte
 	var fp uint64
-	for i := uint64(0); i < trials; i++ {
+	for i := first; i < end; i += step {
 		if f.Contains(Key(buf[:], set, i)) {
 			fp++
 		}
 	}
 	return fp
+}
+
+// TrialsFor returns how many absent keys FPRBound needs to judge
+// "measured rate <= factor x target" for a filter whose formula predicts
+// the rate expected: enough that the limit stands 4.4 binomial deviations
+// above the expected count. It returns 0 when the formula itself is above
+// the limit.
+func TrialsFor(expected, target, factor float64) uint64 {
+	gap := factor*target - expected
+	if !(gap > 0) {
+		return 0
+	}
+	return uint64(math.Ceil(4.4 * 4.4 * expected * (1 - expected) / (gap * gap)))
 }
 
 // FPRBound checks a measured false-positive count against the contract

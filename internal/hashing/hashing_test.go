@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/zeebo/xxh3"
 )
 
 // Golden vectors: if any of these change, every filter file ever written
@@ -145,6 +146,121 @@ func BenchmarkSum16(b *testing.B) {
 	var sink Digest
 	for b.Loop() {
 		sink = Sum(key, 1)
+	}
+	_ = sink
+}
+
+// Scheme-2 golden vectors: h1 is seeded XXH3-64 (the empty key with seed 0
+// is its published value 0x2d06800538d394c2), h2 the fold of h1*φ, odd.
+var golden2 = []struct {
+	key    string
+	seed   uint64
+	h1, h2 uint64
+	pos    [4]uint64 // Position(0..2, 1000003), Position(3, 2^40+7)
+}{
+	{"", 0, 0x2d06800538d394c2, 0x2ff15aca0fb731f7, [4]uint64{175880, 363158, 550435, 811120747373}},
+	{"", 42, 0xb029411ff43d84d2, 0xb9708c8ab3dec96d, [4]uint64{688131, 412504, 136877, 946954747925}},
+	{"a", 0, 0xe6c632b61e964e1f, 0x8e77b6c077d2e46b, [4]uint64{901464, 457977, 14490, 627825899402}},
+	{"a", 42, 0x4c437dd47f0716f4, 0x467048d5d103a735, [4]uint64{297905, 573057, 848209, 135632803314}},
+	{"bloomkit", 0, 0x74d49895e1f6c042, 0xb4177d4332f3d5fb, [4]uint64{456370, 159852, 863338, 623224315774}},
+	{"bloomkit", 42, 0x6e471d57a6169250, 0xb149545d62b65c1f, [4]uint64{430773, 123298, 815825, 558934683601}},
+	{"https://example.com/a/b?c=d", 0, 0x17d755638d2f6120, 0x5360cbc2ac746f55, [4]uint64{93129, 418826, 744523, 77204073363}},
+	{"https://example.com/a/b?c=d", 42, 0xf6967d265d0e0d54, 0x74de5d4aa9d363eb, [4]uint64{963236, 419753, 876272, 365904070236}},
+	{"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef!", 0, 0x9f15aa2422bcea4a, 0x6c575a54943e306d, [4]uint64{621426, 44632, 467841, 979717661157}},
+	{"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef!", 42, 0x354a5ad8dff0ccf6, 0x9f4d65306bd9b01d, [4]uint64{208166, 830443, 452716, 82452310564}},
+}
+
+func TestGoldenVectorsScheme2(t *testing.T) {
+	for _, g := range golden2 {
+		for _, d := range []Digest{Scheme2.SumString(g.key, g.seed), Scheme2.Sum([]byte(g.key), g.seed)} {
+			require.Equal(t, g.h1, d.H1, "h1 of %q seed %d", g.key, g.seed)
+			require.Equal(t, xxh3.HashStringSeed(g.key, g.seed), d.H1, "h1 is XXH3-64")
+			require.Equal(t, g.h2, d.H2, "h2 of %q seed %d", g.key, g.seed)
+			got := [4]uint64{d.Position(0, 1000003), d.Position(1, 1000003), d.Position(2, 1000003), d.Position(3, 1<<40+7)}
+			require.Equal(t, g.pos, got, "positions of %q seed %d", g.key, g.seed)
+		}
+	}
+}
+
+// Scheme1's methods are the package functions of the first files.
+func TestScheme1IsSum(t *testing.T) {
+	for _, g := range golden {
+		require.Equal(t, SumString(g.key, g.seed), Scheme1.SumString(g.key, g.seed))
+		require.Equal(t, Sum([]byte(g.key), g.seed), Scheme1.Sum([]byte(g.key), g.seed))
+	}
+	require.EqualValues(t, 1, Algorithm)
+}
+
+func TestSchemeNames(t *testing.T) {
+	require.True(t, Scheme1.Valid())
+	require.True(t, Scheme2.Valid())
+	require.Equal(t, Scheme2, Default)
+	for _, s := range []Scheme{0, 3, 0xffff} {
+		require.False(t, s.Valid(), "scheme %d", s)
+	}
+	require.Equal(t, "xxh3-128", Scheme1.String())
+	require.Equal(t, "xxh3-64+mix", Scheme2.String())
+	require.Equal(t, "scheme(7)", Scheme(7).String())
+}
+
+// TestScheme2Uniform: scheme-2 positions are uniform over an m that is not
+// a power of two, for later probes (built from h2) as for the first.
+func TestScheme2Uniform(t *testing.T) {
+	const (
+		m      = 1009
+		keys   = 200000
+		probes = 5
+	)
+	counts := make([][]float64, probes)
+	for j := range counts {
+		counts[j] = make([]float64, m)
+	}
+	var buf [16]byte
+	for i := uint64(0); i < keys; i++ {
+		binary.LittleEndian.PutUint64(buf[:], i)
+		binary.LittleEndian.PutUint64(buf[8:], 0xfeedface)
+		d := Scheme2.Sum(buf[:], 99)
+		require.EqualValues(t, 1, d.H2&1)
+		for j := uint32(0); j < probes; j++ {
+			counts[j][d.Position(j, m)]++
+		}
+	}
+	expected := float64(keys) / m
+	df := float64(m - 1)
+	for j, c := range counts {
+		var chi2 float64
+		for _, x := range c {
+			chi2 += (x - expected) * (x - expected) / expected
+		}
+		z := (math.Cbrt(chi2/df) - (1 - 2/(9*df))) / math.Sqrt(2/(9*df))
+		t.Logf("probe %d: chi2 = %.1f, z = %.2f", j, chi2, z)
+		require.Less(t, math.Abs(z), 4.5, "probe %d", j)
+	}
+}
+
+// TestScheme2PositionsBeyond32Bits: as TestPositionsBeyond32Bits, for scheme 2.
+func TestScheme2PositionsBeyond32Bits(t *testing.T) {
+	const m = 1<<40 + 7
+	var above, buf = 0, [8]byte{}
+	for i := uint64(0); i < 100000; i++ {
+		binary.LittleEndian.PutUint64(buf[:], i)
+		d := Scheme2.Sum(buf[:], 0)
+		for j := uint32(0); j < 4; j++ {
+			if d.Position(j, m) >= 1<<39 {
+				above++
+			}
+		}
+	}
+	require.InDelta(t, 200000, above, 6*316)
+}
+
+func TestSchemeZeroAllocs(t *testing.T) {
+	key := []byte("allocation-free key")
+	s := "allocation-free string key"
+	var sink Digest
+	for _, sc := range []Scheme{Scheme1, Scheme2} {
+		require.Zero(t, testing.AllocsPerRun(1000, func() { sink = sc.Sum(key, 1) }))
+		require.Zero(t, testing.AllocsPerRun(1000, func() { sink = sc.SumString(s, 1) }))
 	}
 	_ = sink
 }

@@ -1,0 +1,203 @@
+package filtertest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/zeebo/xxh3"
+
+	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit/mmapstore"
+)
+
+// Schemed is what a filter offers about its hashing scheme: the scheme its
+// file records, the digest of a key under that scheme and its seed, and
+// lookups of such digests.
+type Schemed interface {
+	Filter
+	Seed() uint64
+	Scheme() hashing.Scheme
+	Hash(key []byte) hashing.Digest
+	HashString(key string) hashing.Digest
+	AddDigest(d hashing.Digest) bool
+	ContainsDigest(d hashing.Digest) bool
+	WriteTo(w io.Writer) (int64, error)
+	WriteFile(path string) error
+	Close() error
+}
+
+// SchemeVariant describes how a variant is made with a given scheme, for
+// SchemeSuite. New and Create take the scheme as the variant's WithScheme
+// option; ReadFrom, Open and OpenReadOnly are the variant's own. ErrInvalid
+// is what New returns for a scheme the build does not know.
+type SchemeVariant[F Schemed] struct {
+	New          func(n uint64, p float64, seed uint64, s hashing.Scheme) (F, error)
+	Create       func(path string, n uint64, p float64, seed uint64, s hashing.Scheme) (F, error)
+	Open         func(path string) (F, error)
+	OpenReadOnly func(path string) (F, error)
+	ReadFrom     func(r io.Reader) (F, error)
+	ErrInvalid   error
+	// Union, when set, combines two filters (the variants that offer it
+	// refuse filters of different schemes with ErrMismatch).
+	Union       func(a, b F) error
+	ErrMismatch error
+}
+
+// SchemeSuite checks that a variant records its hashing scheme and follows
+// it everywhere: new filters use hashing.Default; WithScheme picks either
+// scheme and refuses others; the scheme survives streams and files (the
+// header's hash id); lookups hash with it (Hash, the *Digest methods and the
+// key methods agree, without allocating); filters of different schemes do
+// not combine; and a file whose hash id this build does not know is refused
+// with mmapstore.ErrHash by every reader. golden1 is the variant's
+// checked-in scheme-1 file.
+func SchemeSuite[F Schemed](t *testing.T, v SchemeVariant[F], golden1 string) {
+	t.Run("Default", func(t *testing.T) {
+		f, err := v.New(1000, 0.01, 0, hashing.Default)
+		require.NoError(t, err)
+		require.Equal(t, hashing.Scheme2, f.Scheme())
+		for _, s := range []hashing.Scheme{0, 3, 0xffff} {
+			_, err := v.New(1000, 0.01, 0, s)
+			require.ErrorIs(t, err, v.ErrInvalid, "scheme %d", s)
+		}
+	})
+	for _, s := range []hashing.Scheme{hashing.Scheme1, hashing.Scheme2} {
+		t.Run(s.String(), func(t *testing.T) { schemeRecorded(t, v, s) })
+	}
+	t.Run("Digests", func(t *testing.T) {
+		for _, s := range []hashing.Scheme{hashing.Scheme1, hashing.Scheme2} {
+			f, err := v.New(1000, 0.01, 5, s)
+			require.NoError(t, err)
+			var buf [16]byte
+			for i := uint64(0); i < 500; i++ {
+				k := Key(buf[:], 1, i)
+				d := f.Hash(k)
+				require.Equal(t, s.Sum(k, 5), d)
+				require.Equal(t, d, f.HashString(string(k)))
+				if i%2 == 0 {
+					f.AddDigest(d)
+				} else {
+					f.Add(k)
+				}
+			}
+			for i := uint64(0); i < 500; i++ {
+				k := Key(buf[:], 1, i)
+				require.True(t, f.Contains(k))
+				require.True(t, f.ContainsDigest(s.Sum(k, 5)))
+			}
+			// The other scheme's digests address other bits: most keys
+			// test absent through them.
+			other := hashing.Scheme1
+			if s == hashing.Scheme1 {
+				other = hashing.Scheme2
+			}
+			found := 0
+			for i := uint64(0); i < 500; i++ {
+				if f.ContainsDigest(other.Sum(Key(buf[:], 1, i), 5)) {
+					found++
+				}
+			}
+			require.Less(t, found, 100, "scheme %s answers digests of %s", s, other)
+			var sink hashing.Digest
+			k := Key(buf[:], 1, 7)
+			require.Zero(t, testing.AllocsPerRun(100, func() { sink = f.Hash(k) }))
+			require.Zero(t, testing.AllocsPerRun(100, func() { sink = f.HashString("allocation-free") }))
+			_ = sink
+		}
+	})
+	if v.Union != nil {
+		t.Run("UnionMismatch", func(t *testing.T) {
+			a, err := v.New(1000, 0.01, 0, hashing.Scheme1)
+			require.NoError(t, err)
+			b, err := v.New(1000, 0.01, 0, hashing.Scheme2)
+			require.NoError(t, err)
+			require.ErrorIs(t, v.Union(a, b), v.ErrMismatch)
+			require.ErrorIs(t, v.Union(b, a), v.ErrMismatch)
+		})
+	}
+	t.Run("UnknownHashID", func(t *testing.T) {
+		good, err := os.ReadFile(filepath.Clean(golden1))
+		require.NoError(t, err)
+		for _, id := range []uint16{0, 3, 0xffff} {
+			bad := WithHashID(good, id)
+			_, err := v.ReadFrom(bytes.NewReader(bad))
+			require.ErrorIs(t, err, mmapstore.ErrHash, "ReadFrom, hash id %d", id)
+			path := filepath.Join(t.TempDir(), "bad.bloom")
+			require.NoError(t, os.WriteFile(path, bad, 0o644))
+			_, err = v.OpenReadOnly(path)
+			require.ErrorIs(t, err, mmapstore.ErrHash, "OpenReadOnly, hash id %d", id)
+			_, err = v.Open(path)
+			require.ErrorIs(t, err, mmapstore.ErrHash, "Open, hash id %d", id)
+			after, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.Equal(t, bad, after, "a refused file is left as it was")
+		}
+	})
+}
+
+// schemeRecorded builds a filter of scheme s in memory and in a file and
+// checks that every way of reading it back has scheme s and its keys.
+func schemeRecorded[F Schemed](t *testing.T, v SchemeVariant[F], s hashing.Scheme) {
+	const n = 2000
+	check := func(what string, f F) {
+		t.Helper()
+		require.Equal(t, s, f.Scheme(), what)
+		NoFalseNegatives(t, f, 1, n)
+	}
+	f, err := v.New(n, 0.01, 3, s)
+	require.NoError(t, err)
+	AddKeys(f, 1, n)
+	check("new", f)
+	var buf bytes.Buffer
+	_, err = f.WriteTo(&buf)
+	require.NoError(t, err)
+	h, err := mmapstore.DecodeHeader(buf.Bytes())
+	require.NoError(t, err)
+	require.EqualValues(t, s, h.Hash, "the header's hash id")
+	g, err := v.ReadFrom(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err)
+	check("ReadFrom", g)
+
+	dir := t.TempDir()
+	path := filepath.Join(dir, "w.bloom")
+	require.NoError(t, f.WriteFile(path))
+	r, err := v.OpenReadOnly(path)
+	require.NoError(t, err)
+	check("OpenReadOnly of WriteFile", r)
+	require.NoError(t, r.Close())
+
+	path = filepath.Join(dir, "c.bloom")
+	c, err := v.Create(path, n, 0.01, 3, s)
+	require.NoError(t, err)
+	AddKeys(c, 1, n)
+	require.NoError(t, c.Close())
+	w, err := v.Open(path)
+	require.NoError(t, err)
+	check("Open of Create", w)
+	AddKeys(w, 2, 100)
+	require.NoError(t, w.Close())
+	r, err = v.OpenReadOnly(path)
+	require.NoError(t, err)
+	check("OpenReadOnly after more adds", r)
+	NoFalseNegatives(t, r, 2, 100)
+	require.NoError(t, r.Close())
+}
+
+// WithHashID returns a copy of the filter file b with the hash id of both
+// header slots set to id and the slots' checksums recomputed, so that only
+// the hash id is wrong.
+func WithHashID(b []byte, id uint16) []byte {
+	out := bytes.Clone(b)
+	le := binary.LittleEndian
+	for s := 0; s < 2; s++ {
+		slot := out[s*mmapstore.SlotSize : (s+1)*mmapstore.SlotSize]
+		le.PutUint16(slot[12:], id)
+		le.PutUint64(slot[mmapstore.SlotSize-8:], xxh3.Hash(slot[:mmapstore.SlotSize-8]))
+	}
+	return out
+}
