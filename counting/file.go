@@ -67,26 +67,51 @@ func open(path string, readOnly bool) (*Filter, error) {
 
 func (f *Filter) attach(mf *mmapstore.File) {
 	f.words = mf.Words()
-	f.Store = filebacked.NewStore(mf, f.added.load)
+	f.store = filebacked.NewStore(mf, f.added.load)
 }
 
 // Close releases the file: a writable filter is synced and sealed with its
 // payload checksum first (O(size)). The filter must not be used afterwards.
 // Close does nothing for an in-memory filter.
 func (f *Filter) Close() error {
-	if f.File() == nil {
+	if f.store.File() == nil {
 		return nil
 	}
 	f.words = nil
-	return f.CloseFile()
+	return f.store.CloseFile()
 }
 
 // Publish completes a filter made by CreateTemp: it is sealed, synced and
 // renamed over its target path, so readers of that path see the old filter
 // or the new one, never a partial one. The filter is closed afterwards.
 func (f *Filter) Publish() error {
-	if f.File() != nil {
+	if f.store.File() != nil {
 		f.words = nil
 	}
-	return f.PublishFile()
+	return f.store.PublishFile()
 }
+
+// Path returns the file the filter is mapped from, or "" for an in-memory
+// filter. A filter made by CreateTemp reports its temporary file until
+// Publish. After Close it still returns the path the filter had.
+func (f *Filter) Path() string { return f.store.Path() }
+
+// Sync makes every Add completed before it durable in the file and records
+// the item count in the header. It costs the pages changed since the last
+// Sync. It does nothing and returns nil for in-memory and read-only filters;
+// after Close it returns an error wrapping mmapstore.ErrClosed.
+func (f *Filter) Sync() error { return f.store.Sync() }
+
+// Verify reads the whole file, O(size), and checks the counter array against its
+// stored checksum: mmapstore.ErrPayloadChecksum on a mismatch,
+// mmapstore.ErrChecksumStale while the file is open for writing or after a
+// crash left it unsealed. In-memory filters have no stored checksum
+// (ReadFrom verified the stream's) and return nil. After Close it returns
+// an error wrapping mmapstore.ErrClosed.
+func (f *Filter) Verify() error { return f.store.Verify() }
+
+// Prefault reads the whole file into memory so that the first lookups do not
+// wait for the disk: for a server that should be warm before it takes
+// traffic. It returns nil for an in-memory filter; after Close it returns an
+// error wrapping mmapstore.ErrClosed.
+func (f *Filter) Prefault() error { return f.store.Prefault() }

@@ -29,13 +29,13 @@ var _ io.WriterTo = (*Filter)(nil)
 // filter must not change while they run. WriteTo and Close must not run
 // concurrently with Add or Remove.
 type Filter struct {
-	words            []uint64
-	geom             geometry
-	span             uint64        // collisionSpan(m)
-	added            tally         // items held: Adds minus successful Removes
-	saturated        atomic.Uint64 // counters this process drove to 15
-	readOnly         bool
-	filebacked.Store // the mapped file; zero for an in-memory filter
+	words     []uint64
+	geom      geometry
+	span      uint64        // collisionSpan(m)
+	added     tally         // items held: Adds minus successful Removes
+	saturated atomic.Uint64 // counters this process drove to 15
+	readOnly  bool
+	store     filebacked.Store // the mapped file; zero for an in-memory filter
 }
 
 // New returns an in-memory filter for n items at false-positive rate p, with

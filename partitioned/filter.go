@@ -28,11 +28,11 @@ var _ io.WriterTo = (*Filter)(nil)
 // Add. One goroutine that builds a filter alone adds faster through a
 // Builder.
 type Filter struct {
-	words            []uint64 // whole blocks; the first starts a cache line
-	geom             geometry
-	added            atomic.Uint64
-	readOnly         bool
-	filebacked.Store // the mapped file; zero for an in-memory filter
+	words    []uint64 // whole blocks; the first starts a cache line
+	geom     geometry
+	added    atomic.Uint64
+	readOnly bool
+	store    filebacked.Store // the mapped file; zero for an in-memory filter
 }
 
 // New returns an in-memory filter for n items at false-positive rate p, with

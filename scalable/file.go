@@ -38,7 +38,7 @@ func create(path string, n0 uint64, p float64, opts []Option, temp bool) (*Filte
 		return nil, fmt.Errorf("scalable: %w", err)
 	}
 	f.stages.Store(&[]*stage{newStageOf(mf.StageWords(0), g)})
-	f.Store = filebacked.NewStore(mf, f.Added)
+	f.store = filebacked.NewStore(mf, f.Added)
 	return f, nil
 }
 
@@ -96,7 +96,7 @@ func open(path string, readOnly bool, opts []Option) (*Filter, error) {
 			last.count.Store(est)
 		}
 	}
-	f.Store = filebacked.NewStore(mf, f.Added)
+	f.store = filebacked.NewStore(mf, f.Added)
 	return f, nil
 }
 
@@ -121,7 +121,7 @@ func openConfig(h mmapstore.Header, opts []Option) (config, error) {
 
 // recordCounts puts each stage's count into the header for the next write.
 func (f *Filter) recordCounts() {
-	if mf := f.File(); mf != nil && !f.readOnly {
+	if mf := f.store.File(); mf != nil && !f.readOnly {
 		st := f.current()
 		counts := make([]uint64, len(st))
 		for i, s := range st {
@@ -142,7 +142,7 @@ func (f *Filter) Sync() error {
 	f.grow.Lock() // no stage is added halfway through
 	defer f.grow.Unlock()
 	f.recordCounts()
-	return errors.Join(f.Store.Sync(), f.growthFailed())
+	return errors.Join(f.store.Sync(), f.growthFailed())
 }
 
 // Close releases the file; a writable filter is synced and sealed with its
@@ -154,13 +154,13 @@ func (f *Filter) Sync() error {
 // seals every key into the file, then returns that error (wrapping ErrLimit
 // and the cause, ENOSPC on a full disk).
 func (f *Filter) Close() error {
-	if f.File() == nil {
+	if f.store.File() == nil {
 		return nil
 	}
 	f.grow.Lock()
 	defer f.grow.Unlock()
 	f.recordCounts()
-	err := f.CloseFile()
+	err := f.store.CloseFile()
 	if !errors.Is(err, mmapstore.ErrClosed) {
 		err = errors.Join(err, f.growthFailed())
 	}
@@ -180,13 +180,32 @@ func (f *Filter) Publish() error {
 	defer f.grow.Unlock()
 	f.recordCounts()
 	var err error
-	if gerr := f.growthFailed(); gerr != nil && f.File() != nil && f.File().Target() != "" {
-		err = errors.Join(gerr, f.CloseFile()) // Close of a temporary build removes it
+	if gerr := f.growthFailed(); gerr != nil && f.store.File() != nil && f.store.File().Target() != "" {
+		err = errors.Join(gerr, f.store.CloseFile()) // Close of a temporary build removes it
 	} else {
-		err = f.PublishFile()
+		err = f.store.PublishFile()
 	}
-	if f.File() != nil {
+	if f.store.File() != nil {
 		f.stages.Store(&[]*stage{})
 	}
 	return err
 }
+
+// Path returns the file the filter is mapped from, or "" for an in-memory
+// filter. A filter made by CreateTemp reports its temporary file until
+// Publish. After Close it still returns the path the filter had.
+func (f *Filter) Path() string { return f.store.Path() }
+
+// Verify reads the whole file, O(size), and checks the bit array against its
+// stored checksum: mmapstore.ErrPayloadChecksum on a mismatch,
+// mmapstore.ErrChecksumStale while the file is open for writing or after a
+// crash left it unsealed. In-memory filters have no stored checksum
+// (ReadFrom verified the stream's) and return nil. After Close it returns
+// an error wrapping mmapstore.ErrClosed.
+func (f *Filter) Verify() error { return f.store.Verify() }
+
+// Prefault reads the whole file into memory so that the first lookups do not
+// wait for the disk: for a server that should be warm before it takes
+// traffic. It returns nil for an in-memory filter; after Close it returns an
+// error wrapping mmapstore.ErrClosed.
+func (f *Filter) Prefault() error { return f.store.Prefault() }

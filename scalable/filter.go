@@ -38,7 +38,7 @@ type Filter struct {
 	// caller set (the disk or the memory refused): Sync and Close return it.
 	growErr  atomic.Pointer[error]
 	readOnly bool
-	filebacked.Store
+	store    filebacked.Store // the mapped file; zero for an in-memory filter
 }
 
 // stage is one blocked sub-filter. The fields every probe reads come first;
@@ -128,7 +128,7 @@ func (f *Filter) newStage(i int) (*stage, error) {
 		return nil, fmt.Errorf("%w: stage %d (%d bytes) would bring the filter to %d bytes, WithMaxBytes allows %d",
 			ErrLimit, i, bytes, total, f.cfg.maxBytes)
 	}
-	if mf := f.File(); mf != nil {
+	if mf := f.store.File(); mf != nil {
 		f.recordCounts() // the header Grow writes says the full stage is full
 		words, err := mf.Grow(g)
 		if err != nil {

@@ -25,11 +25,11 @@ var _ io.WriterTo = (*Filter)(nil)
 // many goroutines. Sync may run concurrently with them. Union, Intersect,
 // WriteTo and Close must not run concurrently with Add.
 type Filter struct {
-	words            []uint64
-	geom             geometry
-	added            atomic.Uint64
-	readOnly         bool
-	filebacked.Store // the mapped file; zero for an in-memory filter
+	words    []uint64
+	geom     geometry
+	added    atomic.Uint64
+	readOnly bool
+	store    filebacked.Store // the mapped file; zero for an in-memory filter
 }
 
 // New returns an in-memory filter for n items at false-positive rate p, with

@@ -1,7 +1,9 @@
 // Package filebacked is the file plumbing every variant shares: a variant
-// embeds a Store, which gives it Path, Sync, Verify and Prefault, and calls
-// Create, Open, CloseFile and PublishFile from its own constructors and its
-// Close and Publish (which also drop the variant's view of the mapping).
+// keeps a Store in an unexported field, forwards its own Path, Sync, Verify
+// and Prefault to it in one line each, and calls Create, Open, CloseFile and
+// PublishFile from its constructors and its Close and Publish (which also
+// drop the variant's view of the mapping). The Store is never embedded in an
+// exported type: its methods would become public API.
 package filebacked
 
 import (
