@@ -1,6 +1,7 @@
 package counting
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -83,7 +84,7 @@ func newFilter(g geometry) *Filter {
 func (f *Filter) positions(d hashing.Digest, pos *[sizing.MaxK]uint64) int {
 	n := distinctPositions(d, f.geom.m, f.span, f.geom.k, pos)
 	for _, p := range pos[:n] {
-		atomic.LoadUint64(&f.words[wordOf(p)])
+		get(f.words, p) // the load alone: a closed filter's nil words read 0
 	}
 	return n
 }
@@ -342,6 +343,9 @@ func (f *Filter) EstimatedFPR() float64 {
 func (f *Filter) ReadOnly() bool { return f.readOnly }
 
 func (f *Filter) compatible(op string, o *Filter) error {
+	if err := errors.Join(f.usable(), o.usable()); err != nil {
+		return err
+	}
 	if f.readOnly {
 		return fmt.Errorf("counting: %s: %w", op, ErrReadOnly)
 	}
@@ -403,6 +407,9 @@ func (f *Filter) header() mmapstore.Header {
 // back with ReadFrom. It must not run concurrently with Add or Remove; if the
 // filter changes meanwhile it returns mmapstore.ErrModified.
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+	if err := f.usable(); err != nil {
+		return 0, err
+	}
 	return mmapstore.WriteStream(w, f.header(), f.words)
 }
 

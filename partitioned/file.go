@@ -68,25 +68,44 @@ func (f *Filter) attach(mf *mmapstore.File) {
 }
 
 // Close releases the file: a writable filter is synced and sealed with its
-// payload checksum first (O(size)). The filter must not be used afterwards.
-// Close does nothing for an in-memory filter.
+// payload checksum first (O(size)). Close does nothing for an in-memory
+// filter, which stays usable.
+//
+// After Close a file-backed filter answers without touching memory it no
+// longer maps: Contains reports false (ContainsMany all false), and Add,
+// AddMany and a Builder report nothing new and change nothing; Sync, Verify, Prefault, Publish, Union, Intersect, WriteTo,
+// MarshalBinary and a second Close return an error wrapping
+// mmapstore.ErrClosed. Path and the geometry (K, Bits, Capacity, Seed)
+// still describe the file; Bytes, FillRatio and the estimates report an
+// empty array. Add on a closed read-only filter still panics with
+// ErrReadOnly.
 func (f *Filter) Close() error {
 	if f.store.File() == nil {
 		return nil
 	}
-	f.words = nil
-	return f.store.CloseFile()
+	err := f.store.CloseFile()
+	if f.store.Closed() {
+		f.words = nil
+	}
+	return err
 }
 
 // Publish completes a filter made by CreateTemp: it is sealed, synced and
 // renamed over its target path, so readers of that path see the old filter
-// or the new one, never a partial one. The filter is closed afterwards.
+// or the new one, never a partial one. The filter is closed afterwards (see
+// Close), even when Publish fails. An in-memory filter, or one not made by
+// CreateTemp, returns an error wrapping mmapstore.ErrNotTemp and is left
+// as it was.
 func (f *Filter) Publish() error {
-	if f.store.File() != nil {
+	err := f.store.PublishFile()
+	if f.store.Closed() {
 		f.words = nil
 	}
-	return f.store.PublishFile()
+	return err
 }
+
+// usable returns an error wrapping mmapstore.ErrClosed after Close.
+func (f *Filter) usable() error { return f.store.Usable() }
 
 // Path returns the file the filter is mapped from, or "" for an in-memory
 // filter. A filter made by CreateTemp reports its temporary file until

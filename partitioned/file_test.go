@@ -7,3 +7,5 @@ import (
 )
 
 func TestFileSuite(t *testing.T) { filtertest.RunFileSuite(t, variant) }
+
+func TestAfterClose(t *testing.T) { filtertest.RunAfterClose(t, variant, afterClose) }

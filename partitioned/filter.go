@@ -1,6 +1,7 @@
 package partitioned
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -227,6 +228,9 @@ func (f *Filter) EstimatedFPR() float64 { return blocked.StateFPR(f.words, f.geo
 func (f *Filter) ReadOnly() bool { return f.readOnly }
 
 func (f *Filter) compatible(op string, o *Filter) error {
+	if err := errors.Join(f.usable(), o.usable()); err != nil {
+		return err
+	}
 	if f.readOnly {
 		return fmt.Errorf("partitioned: %s: %w", op, ErrReadOnly)
 	}
@@ -281,6 +285,9 @@ func (f *Filter) header() mmapstore.Header {
 // back with ReadFrom. It must not run concurrently with Add; if the filter
 // changes meanwhile it returns mmapstore.ErrModified.
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+	if err := f.usable(); err != nil {
+		return 0, err
+	}
 	return mmapstore.WriteStream(w, f.header(), f.words)
 }
 

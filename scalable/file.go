@@ -139,6 +139,9 @@ func (f *Filter) recordCounts() {
 // makes every key durable, then returns that error: the keys are kept, but
 // the filter's rate is above its target.
 func (f *Filter) Sync() error {
+	if err := f.store.Usable(); err != nil {
+		return err
+	}
 	f.grow.Lock() // no stage is added halfway through
 	defer f.grow.Unlock()
 	f.recordCounts()
@@ -146,9 +149,18 @@ func (f *Filter) Sync() error {
 }
 
 // Close releases the file; a writable filter is synced and sealed with its
-// checksum first (O(size)). It does nothing for an in-memory filter. The
-// filter must not be used afterwards: Add and Contains panic with an error
-// wrapping mmapstore.ErrClosed, and a second Close returns it.
+// checksum first (O(size)). It does nothing for an in-memory filter, which
+// stays usable.
+//
+// After Close a file-backed filter has no stages and answers without
+// touching memory it no longer maps: Contains reports false; Add reports
+// false and changes nothing (TryAdd returns false and no error); Sync,
+// Verify, Prefault, Publish, WriteTo, MarshalBinary and a second Close
+// return an error wrapping mmapstore.ErrClosed. Path, ReadOnly, Seed and
+// the configuration (InitialCapacity, TargetFPR, Growth, Tightening) are
+// kept; K, Capacity, Bits, Bytes, Added, NumStages, Stages and the
+// estimates describe no stages (zero, empty). Add on a closed read-only
+// filter still panics with ErrReadOnly.
 //
 // If the file could not grow when a stage was needed (see Err), Close still
 // seals every key into the file, then returns that error (wrapping ErrLimit
@@ -156,6 +168,9 @@ func (f *Filter) Sync() error {
 func (f *Filter) Close() error {
 	if f.store.File() == nil {
 		return nil
+	}
+	if err := f.store.Usable(); err != nil {
+		return err
 	}
 	f.grow.Lock()
 	defer f.grow.Unlock()
@@ -176,6 +191,9 @@ func (f *Filter) Close() error {
 // not published: its rate is above the target. Publish discards it, leaves
 // the target as it was and returns the growth error.
 func (f *Filter) Publish() error {
+	if err := f.store.Usable(); err != nil {
+		return err
+	}
 	f.grow.Lock()
 	defer f.grow.Unlock()
 	f.recordCounts()
@@ -209,3 +227,9 @@ func (f *Filter) Verify() error { return f.store.Verify() }
 // traffic. It returns nil for an in-memory filter; after Close it returns an
 // error wrapping mmapstore.ErrClosed.
 func (f *Filter) Prefault() error { return f.store.Prefault() }
+
+// closedStages is what a closed filter probes and adds to: one stage with no
+// words, which the blocked package answers as empty for lookups and as full
+// for adds (so nothing is written), and which is never full, so an Add
+// never tries to grow the closed file.
+var closedStages = []*stage{{capacity: math.MaxUint64, k: 1}}

@@ -145,11 +145,12 @@ func (f *Filter) newStage(i int) (*stage, error) {
 // current returns the stages, oldest first.
 func (f *Filter) current() []*stage { return *f.stages.Load() }
 
-// live returns the stages, and panics if the filter was closed.
+// live returns the stages to probe and add to: closedStages once the
+// filter was closed.
 func (f *Filter) live() []*stage {
 	st := f.current()
 	if len(st) == 0 {
-		panic(fmt.Errorf("scalable: %w: %s", mmapstore.ErrClosed, f.Path()))
+		return closedStages
 	}
 	return st
 }
@@ -167,8 +168,8 @@ func (f *Filter) live() []*stage {
 // instead.
 //
 // Add on a filter opened with OpenReadOnly panics with an error wrapping
-// ErrReadOnly, and on a closed filter with one wrapping mmapstore.ErrClosed:
-// both are programming errors.
+// ErrReadOnly: a programming error. After Close it reports false and
+// changes nothing (see Close).
 func (f *Filter) Add(key []byte) bool { return f.AddDigest(hashing.Sum(key, f.cfg.seed)) }
 
 // AddString is Add for a string key, without copying it.
@@ -287,8 +288,7 @@ func (f *Filter) Err() error {
 // each stage costs one cache line. A true answer is wrong with probability
 // below TargetFPR (EstimatedFPR tells how far below).
 //
-// Contains on a closed filter panics with an error wrapping
-// mmapstore.ErrClosed (a programming error).
+// Contains on a closed filter reports false (see Close).
 func (f *Filter) Contains(key []byte) bool {
 	return f.ContainsDigest(hashing.Sum(key, f.cfg.seed))
 }
@@ -473,6 +473,9 @@ func (f *Filter) header() mmapstore.Header {
 // OpenReadOnly or read back with ReadFrom. It must not run concurrently with
 // Add (mmapstore.ErrModified if the filter changes meanwhile).
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+	if err := f.store.Usable(); err != nil {
+		return 0, err
+	}
 	st := f.current()
 	parts := make([][]uint64, len(st))
 	for i, s := range st {

@@ -1,6 +1,7 @@
 package standard
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -173,6 +174,9 @@ func (f *Filter) EstimatedFPR() float64 {
 func (f *Filter) ReadOnly() bool { return f.readOnly }
 
 func (f *Filter) compatible(op string, o *Filter) error {
+	if err := errors.Join(f.usable(), o.usable()); err != nil {
+		return err
+	}
 	if f.readOnly {
 		return fmt.Errorf("standard: %s: %w", op, ErrReadOnly)
 	}
@@ -226,6 +230,9 @@ func (f *Filter) header() mmapstore.Header {
 // back with ReadFrom. It must not run concurrently with Add; if the filter
 // changes meanwhile it returns mmapstore.ErrModified.
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+	if err := f.usable(); err != nil {
+		return 0, err
+	}
 	return mmapstore.WriteStream(w, f.header(), f.words)
 }
 
