@@ -42,9 +42,10 @@ func create(path string, n uint64, p float64, opts []Option, temp bool) (*Filter
 // (mmapstore.ErrLocked otherwise). Open checks the header and maps the file;
 // after a clean Close it also verifies the counters against their checksum,
 // O(size), so that damage is refused (mmapstore.ErrPayloadChecksum) rather
-// than sealed as good. A missing file wraps
-// fs.ErrNotExist; a file that is not a counting filter gives mmapstore's
-// typed errors (mmapstore.ErrVariant for a valid file of another variant).
+// than sealed as good. Errors are mmapstore's: an *fs.PathError (Op
+// "open", the path) around the cause, a typed sentinel
+// (mmapstore.ErrVariant for a file of another variant) or fs.ErrNotExist
+// for a missing file.
 func Open(path string) (*Filter, error) { return open(path, false) }
 
 // OpenReadOnly maps the filter file at path read-only: O(1) whatever its

@@ -83,3 +83,5 @@ func TestHeaderNeedsFourBitCells(t *testing.T) {
 }
 
 func TestAfterClose(t *testing.T) { filtertest.RunAfterClose(t, variant, afterClose) }
+
+func TestFileErrors(t *testing.T) { filtertest.RunFileErrors(t, variant, "counting") }

@@ -3,6 +3,7 @@ package scalable
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 
 	"github.com/bloomkit/bloomkit/internal/filebacked"
@@ -54,6 +55,10 @@ func create(path string, n0 uint64, p float64, opts []Option, temp bool) (*Filte
 // once, O(its size), to re-estimate how many keys it holds, since the count
 // recorded at the last Sync may be behind: a stage is not overfilled because
 // the process died.
+//
+// Errors opening the file are an *fs.PathError (Op "open", the path) around
+// the cause: a typed sentinel (mmapstore.ErrVariant for a file of another
+// variant, ErrInvalid for options that do not fit it) or fs.ErrNotExist.
 func Open(path string, opts ...Option) (*Filter, error) { return open(path, false, opts) }
 
 // OpenReadOnly maps the scalable filter file at path read-only: O(1)
@@ -73,7 +78,7 @@ func open(path string, readOnly bool, opts []Option) (*Filter, error) {
 		if h, err := mmapstore.ReadHeader(path); err == nil && h.Variant == mmapstore.Scalable {
 			clean = h.ChecksumCurrent()
 			if _, err := openConfig(h, opts); err != nil {
-				return nil, fmt.Errorf("scalable: %s: %w", path, err)
+				return nil, fmt.Errorf("scalable: %w", &fs.PathError{Op: "open", Path: path, Err: err})
 			}
 		}
 	}
@@ -85,7 +90,7 @@ func open(path string, readOnly bool, opts []Option) (*Filter, error) {
 	c, err := openConfig(h, opts)
 	if err != nil {
 		mf.Close(h.Count) // only if the file changed since ReadHeader
-		return nil, fmt.Errorf("scalable: %s: %w", path, err)
+		return nil, fmt.Errorf("scalable: %w", &fs.PathError{Op: "open", Path: path, Err: err})
 	}
 	f := fromHeader(h, c, mf.StageWords)
 	f.readOnly = readOnly

@@ -294,3 +294,5 @@ func TestConcurrentFileGrowth(t *testing.T) {
 }
 
 func TestAfterClose(t *testing.T) { filtertest.RunAfterClose(t, variant, afterClose) }
+
+func TestFileErrors(t *testing.T) { filtertest.RunFileErrors(t, variant, "scalable") }
