@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/bloomkit/bloomkit/internal/hugepage"
@@ -151,7 +152,7 @@ func (f *Filter) AddString(key string) bool {
 
 // AddDigest is Add for a key already hashed with this filter's seed
 // (bloomkit.Hash): hash once, add to many filters.
-func (f *Filter) AddDigest(d hashing.Digest) bool {
+func (f *Filter) AddDigest(d bloomkit.Digest) bool {
 	if f.readOnly {
 		f.readOnlyPanic("Add")
 	}
@@ -197,7 +198,7 @@ func (f *Filter) RemoveString(key string) bool {
 }
 
 // RemoveDigest is Remove for a key already hashed with this filter's seed.
-func (f *Filter) RemoveDigest(d hashing.Digest) bool {
+func (f *Filter) RemoveDigest(d bloomkit.Digest) bool {
 	if f.readOnly {
 		f.readOnlyPanic("Remove")
 	}
@@ -228,7 +229,7 @@ func (f *Filter) ContainsString(key string) bool {
 }
 
 // ContainsDigest is Contains for a key already hashed with this filter's seed.
-func (f *Filter) ContainsDigest(d hashing.Digest) bool {
+func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
 	words, m := f.words, f.geom.m
 	h := d.H1
 	for i := f.geom.k; i > 0; i-- {
@@ -252,7 +253,7 @@ func (f *Filter) CountString(key string) uint {
 }
 
 // CountDigest is Count for a key already hashed with this filter's seed.
-func (f *Filter) CountDigest(d hashing.Digest) uint {
+func (f *Filter) CountDigest(d bloomkit.Digest) uint {
 	words, m := f.words, f.geom.m
 	h, least := d.H1, uint64(maxCount)
 	for i := f.geom.k; i > 0 && least > 0; i-- {

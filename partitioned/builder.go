@@ -1,6 +1,7 @@
 package partitioned
 
 import (
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/internal/blocked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
 )
@@ -41,7 +42,7 @@ func (b *Builder) AddString(key string) bool {
 }
 
 // AddDigest is Add for a key already hashed with the filter's seed.
-func (b *Builder) AddDigest(d hashing.Digest) bool {
+func (b *Builder) AddDigest(d bloomkit.Digest) bool {
 	if !blocked.AddSingle(b.f.words, b.f.geom.m/BlockBits, d, b.f.geom.k) {
 		return false
 	}

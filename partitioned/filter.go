@@ -7,6 +7,7 @@ import (
 	"math"
 	"sync/atomic"
 
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/internal/bitset"
 	"github.com/bloomkit/bloomkit/internal/blocked"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
@@ -85,7 +86,7 @@ func (f *Filter) AddString(key string) bool {
 
 // AddDigest is Add for a key already hashed with this filter's seed
 // (bloomkit.Hash): hash once, add to many filters.
-func (f *Filter) AddDigest(d hashing.Digest) bool {
+func (f *Filter) AddDigest(d bloomkit.Digest) bool {
 	f.writable()
 	if !blocked.Add(f.words, f.geom.m/BlockBits, d, f.geom.k) {
 		return false
@@ -150,7 +151,7 @@ func (f *Filter) ContainsString(key string) bool {
 }
 
 // ContainsDigest is Contains for a key already hashed with this filter's seed.
-func (f *Filter) ContainsDigest(d hashing.Digest) bool {
+func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
 	return blocked.Contains(f.words, f.geom.m/BlockBits, d, f.geom.k)
 }
 

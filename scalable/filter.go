@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/internal/blocked"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
@@ -179,7 +180,7 @@ func (f *Filter) AddString(key string) bool {
 
 // AddDigest is Add for a key already hashed with this filter's seed
 // (bloomkit.Hash).
-func (f *Filter) AddDigest(d hashing.Digest) bool {
+func (f *Filter) AddDigest(d bloomkit.Digest) bool {
 	isNew, _ := f.add(d, false)
 	return isNew
 }
@@ -299,7 +300,7 @@ func (f *Filter) ContainsString(key string) bool {
 }
 
 // ContainsDigest is Contains for a key already hashed with this filter's seed.
-func (f *Filter) ContainsDigest(d hashing.Digest) bool {
+func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
 	return probe(f.live(), d)
 }
 

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sync/atomic"
 
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/internal/bitset"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
@@ -82,7 +83,7 @@ func (f *Filter) AddString(key string) bool {
 
 // AddDigest is Add for a key already hashed with this filter's seed
 // (bloomkit.Hash): hash once, add to many filters.
-func (f *Filter) AddDigest(d hashing.Digest) bool {
+func (f *Filter) AddDigest(d bloomkit.Digest) bool {
 	if f.readOnly {
 		panic(fmt.Errorf("standard: Add: %w: %s", ErrReadOnly, f.Path()))
 	}
@@ -112,7 +113,7 @@ func (f *Filter) ContainsString(key string) bool {
 }
 
 // ContainsDigest is Contains for a key already hashed with this filter's seed.
-func (f *Filter) ContainsDigest(d hashing.Digest) bool {
+func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
 	words, m := f.words, f.geom.m
 	h := d.H1
 	for i := f.geom.k; i > 0; i-- {
