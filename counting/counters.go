@@ -28,11 +28,12 @@ func wordOf(i uint64) uint64  { return i / perWord }
 func shiftOf(i uint64) uint64 { return i % perWord * counterBits }
 
 // get returns counter i.
-// A counter beyond words reads 0: a closed filter's words are nil. The
-// check replaces the bounds check the index needs anyway.
+// A counter beyond words reads as saturated: a closed filter's words are
+// nil, and it can rule nothing out. The check replaces the bounds check the
+// index needs anyway.
 func get(words []uint64, i uint64) uint64 {
 	if wordOf(i) >= uint64(len(words)) {
-		return 0
+		return maxCount
 	}
 	return atomic.LoadUint64(&words[wordOf(i)]) >> shiftOf(i) & maxCount
 }
@@ -55,10 +56,11 @@ func increment(words []uint64, i uint64) uint64 {
 }
 
 // decrement subtracts one from counter i unless it is zero or saturated, and
-// returns the value it had before; a counter beyond words reads 0.
+// returns the value it had before; a counter beyond words reads as
+// saturated and is not written.
 func decrement(words []uint64, i uint64) uint64 {
 	if wordOf(i) >= uint64(len(words)) {
-		return 0
+		return maxCount
 	}
 	w, shift := &words[wordOf(i)], shiftOf(i)
 	for {

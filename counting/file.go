@@ -76,8 +76,10 @@ func (f *Filter) attach(mf *mmapstore.File) {
 // filter, which stays usable.
 //
 // After Close a file-backed filter answers without touching memory it no
-// longer maps: Contains reports false, Count 0, and Add and Remove report
-// false and change nothing (Added keeps its value at Close); Sync, Verify, Prefault, Publish, Union, Intersect, WriteTo,
+// longer maps. It can rule nothing out: Contains reports true (never a
+// false negative) and Count 15, as for saturated counters; Add reports
+// false and Remove true, and neither changes anything (Added keeps its
+// value at Close); Sync, Verify, Prefault, Publish, Union, Intersect, WriteTo,
 // MarshalBinary, ExportTo and a second Close return an error wrapping
 // mmapstore.ErrClosed. Path and the geometry (K, Bits, Capacity, Seed)
 // still describe the file; Bytes, FillRatio and the estimates report an

@@ -74,8 +74,9 @@ func (f *Filter) attach(mf *mmapstore.File) {
 // filter, which stays usable.
 //
 // After Close a file-backed filter answers without touching memory it no
-// longer maps: Contains reports false (ContainsMany all false), and Add,
-// AddMany and a Builder report nothing new and change nothing; Sync, Verify, Prefault, Publish, Union, Intersect, WriteTo,
+// longer maps. It can rule nothing out: Contains reports true (never a
+// false negative; ContainsMany all true), and Add, AddMany and a Builder
+// report nothing new and change nothing; Sync, Verify, Prefault, Publish, Union, Intersect, WriteTo,
 // MarshalBinary and a second Close return an error wrapping
 // mmapstore.ErrClosed. Path and the geometry (K, Bits, Capacity, Seed)
 // still describe the file; Bytes, FillRatio and the estimates report an

@@ -73,7 +73,7 @@
 //   - A read-only filter sees the stages its file held when it was opened;
 //     reopen it (or serve it through mmapstore.Live) to see later growth.
 //     Add on it panics with ErrReadOnly (a programming error). After Close
-//     Contains and Add report false and the file methods return
+//     Contains reports true (maybe), Add false, and the file methods return
 //     mmapstore.ErrClosed (see Filter.Close).
 //   - A writable file can be open in one process at a time (flock). The
 //     file must not be truncated while mapped: that faults the readers

@@ -158,8 +158,9 @@ func (f *Filter) Sync() error {
 // stays usable.
 //
 // After Close a file-backed filter has no stages and answers without
-// touching memory it no longer maps: Contains reports false; Add reports
-// false and changes nothing (TryAdd returns false and no error); Sync,
+// touching memory it no longer maps. It can rule nothing out: Contains
+// reports true (never a false negative), Add reports false and changes
+// nothing (TryAdd returns false and no error); Sync,
 // Verify, Prefault, Publish, WriteTo, MarshalBinary and a second Close
 // return an error wrapping mmapstore.ErrClosed. Path, ReadOnly, Seed and
 // the configuration (InitialCapacity, TargetFPR, Growth, Tightening) are
@@ -234,7 +235,7 @@ func (f *Filter) Verify() error { return f.store.Verify() }
 func (f *Filter) Prefault() error { return f.store.Prefault() }
 
 // closedStages is what a closed filter probes and adds to: one stage with no
-// words, which the blocked package answers as empty for lookups and as full
-// for adds (so nothing is written), and which is never full, so an Add
+// words, which the blocked package answers as a full block (every key maybe
+// present, nothing written), and which is never at capacity, so an Add
 // never tries to grow the closed file.
 var closedStages = []*stage{{capacity: math.MaxUint64, k: 1}}

@@ -289,7 +289,8 @@ func (f *Filter) Err() error {
 // each stage costs one cache line. A true answer is wrong with probability
 // below TargetFPR (EstimatedFPR tells how far below).
 //
-// Contains on a closed filter reports false (see Close).
+// Contains on a closed filter reports true: it can rule nothing out (see
+// Close).
 func (f *Filter) Contains(key []byte) bool {
 	return f.ContainsDigest(hashing.Sum(key, f.cfg.seed))
 }

@@ -13,7 +13,7 @@ import (
 var afterClose = map[string]func(t *testing.T, f *Filter){
 	"digest": func(t *testing.T, f *Filter) {
 		d := hashing.SumString("x", f.Seed())
-		require.False(t, f.ContainsDigest(d))
+		require.True(t, f.ContainsDigest(d))
 		if !f.ReadOnly() {
 			require.False(t, f.AddDigest(d))
 		}
@@ -22,5 +22,7 @@ var afterClose = map[string]func(t *testing.T, f *Filter){
 		require.Equal(t, uint64(1000), f.Capacity())
 		require.Equal(t, 0.01, f.TargetFPR())
 		require.NotZero(t, f.Bits())
+		require.Zero(t, f.K(), "no probes")
+		require.Equal(t, 1.0, f.EstimatedFPR())
 	},
 }

@@ -74,20 +74,21 @@ func (f *Filter) attach(mf *mmapstore.File) {
 // filter, which stays usable.
 //
 // After Close a file-backed filter answers without touching memory it no
-// longer maps: Contains reports false and Add reports false and changes
-// nothing; Sync, Verify, Prefault, Publish, Union, Intersect, WriteTo,
-// MarshalBinary and a second Close return an error wrapping
-// mmapstore.ErrClosed. Path and the geometry (K, Bits, Capacity, Seed)
-// still describe the file; Bytes, FillRatio and the estimates report an
-// empty array. Add on a closed read-only filter still panics with
-// ErrReadOnly.
+// longer maps. It can rule nothing out, so Contains reports true (maybe
+// present: never a false negative for a key added before Close), and Add
+// reports false and changes nothing. Sync, Verify, Prefault, Publish,
+// Union, Intersect, WriteTo, MarshalBinary and a second Close return an
+// error wrapping mmapstore.ErrClosed. Path, Bits, Capacity, TargetFPR, Seed
+// and Added still describe the file; K reports 0 probes, Bytes, FillRatio
+// and ApproxCount 0, EstimatedFPR 1. Add on a closed read-only filter still
+// panics with ErrReadOnly.
 func (f *Filter) Close() error {
 	if f.store.File() == nil {
 		return nil
 	}
 	err := f.store.CloseFile()
 	if f.store.Closed() {
-		f.words = nil
+		f.closed()
 	}
 	return err
 }
@@ -101,9 +102,17 @@ func (f *Filter) Close() error {
 func (f *Filter) Publish() error {
 	err := f.store.PublishFile()
 	if f.store.Closed() {
-		f.words = nil
+		f.closed()
 	}
 	return err
+}
+
+// closed drops the view of the unmapped file. With k = 0 probes Contains
+// tests no bit (true) and Add sets none (false): a closed filter answers
+// without touching memory, and the hot paths carry no check for it.
+func (f *Filter) closed() {
+	f.words = nil
+	f.geom.k = 0
 }
 
 // usable returns an error wrapping mmapstore.ErrClosed after Close.

@@ -15,14 +15,7 @@ import (
 // compare-and-swap loop): the old value it could return would not make Add
 // any more exact, since a key's k bits live in k words and two goroutines
 // adding the same key can each find a different one of them clear.
-//
-// A bit beyond words counts as set and is not written: a closed filter's
-// words are nil, and its Add must change nothing. The check replaces the
-// bounds check the index needs anyway, so it costs nothing.
 func Set(words []uint64, i uint64) (wasSet bool) {
-	if i>>6 >= uint64(len(words)) {
-		return true
-	}
 	w := &words[i>>6]
 	mask := uint64(1) << (i & 63)
 	if atomic.LoadUint64(w)&mask != 0 {
@@ -32,13 +25,8 @@ func Set(words []uint64, i uint64) (wasSet bool) {
 	return false
 }
 
-// Test reports whether bit i is set; a bit beyond words is clear (a closed
-// filter's words are nil, and it contains nothing). The check replaces the
-// bounds check the index needs anyway.
+// Test reports whether bit i is set.
 func Test(words []uint64, i uint64) bool {
-	if i>>6 >= uint64(len(words)) {
-		return false
-	}
 	return atomic.LoadUint64(&words[i>>6])&(uint64(1)<<(i&63)) != 0
 }
 

@@ -110,11 +110,12 @@ func block(words []uint64, b uint64) *[BlockWords]uint64 {
 	return (*[BlockWords]uint64)(words[b*BlockWords : b*BlockWords+BlockWords])
 }
 
-// Placeholders for the block of an empty words: a closed filter's words are nil,
-// and it must answer without a fault. Lookups read emptyBlock (absent);
-// atomic adds read fullBlock, find every bit set and write nothing. Neither
-// is ever written.
-var emptyBlock, fullBlock = [BlockWords]uint64{}, [BlockWords]uint64{
+// fullBlock stands in for the block of an empty words: a closed filter's
+// words are nil, and it must answer without a fault. It can rule nothing
+// out: lookups find every bit set (maybe present, never a false negative),
+// and atomic adds find every bit set and write nothing. It is never
+// written.
+var fullBlock = [BlockWords]uint64{
 	^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0),
 }
 
@@ -211,7 +212,7 @@ const smallWords = 4 << 20 / 8
 // cache line. On a filter of up to smallWords words it tests every bit and
 // branches once; on a larger one it stops at the first clear bit.
 func Contains(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
-	blk := blockOr(words, Block(d, blocks), &emptyBlock)
+	blk := blockOr(words, Block(d, blocks), &fullBlock)
 	if k > probesPerWord {
 		// The walk is written out here, not called: a leaf function needs
 		// no stack frame, and every instruction counts in how many keys'
@@ -280,8 +281,10 @@ func Warm(words []uint64, blocks uint64, ds []hashing.Digest) {
 // together and overlap the testing of the group before.
 func ContainsBatch(words []uint64, blocks uint64, k uint32, ds []hashing.Digest, found []bool) {
 	found = found[:len(ds)]
-	if len(words) == 0 { // a closed filter contains nothing
-		clear(found)
+	if len(words) == 0 { // a closed filter rules nothing out
+		for i := range found {
+			found[i] = true
+		}
 		return
 	}
 	Warm(words, blocks, ds[:min(Group, len(ds))])
