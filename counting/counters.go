@@ -28,13 +28,23 @@ func wordOf(i uint64) uint64  { return i / perWord }
 func shiftOf(i uint64) uint64 { return i % perWord * counterBits }
 
 // get returns counter i.
+// A counter beyond words reads as saturated: a closed filter's words are
+// nil, and it can rule nothing out. The check replaces the bounds check the
+// index needs anyway.
 func get(words []uint64, i uint64) uint64 {
+	if wordOf(i) >= uint64(len(words)) {
+		return maxCount
+	}
 	return atomic.LoadUint64(&words[wordOf(i)]) >> shiftOf(i) & maxCount
 }
 
 // increment adds one to counter i unless it is saturated, and returns the
-// value it had before.
+// value it had before. A counter beyond words (a closed filter) reads as
+// saturated and is not written.
 func increment(words []uint64, i uint64) uint64 {
+	if wordOf(i) >= uint64(len(words)) {
+		return maxCount
+	}
 	w, shift := &words[wordOf(i)], shiftOf(i)
 	for {
 		v := atomic.LoadUint64(w)
@@ -46,8 +56,12 @@ func increment(words []uint64, i uint64) uint64 {
 }
 
 // decrement subtracts one from counter i unless it is zero or saturated, and
-// returns the value it had before.
+// returns the value it had before; a counter beyond words reads as
+// saturated and is not written.
 func decrement(words []uint64, i uint64) uint64 {
+	if wordOf(i) >= uint64(len(words)) {
+		return maxCount
+	}
 	w, shift := &words[wordOf(i)], shiftOf(i)
 	for {
 		v := atomic.LoadUint64(w)

@@ -42,9 +42,10 @@ func create(path string, n uint64, p float64, opts []Option, temp bool) (*Filter
 // (mmapstore.ErrLocked otherwise). Open checks the header and maps the file;
 // after a clean Close it also verifies the counters against their checksum,
 // O(size), so that damage is refused (mmapstore.ErrPayloadChecksum) rather
-// than sealed as good. A missing file wraps
-// fs.ErrNotExist; a file that is not a counting filter gives mmapstore's
-// typed errors (mmapstore.ErrVariant for a valid file of another variant).
+// than sealed as good. Errors are mmapstore's: an *fs.PathError (Op
+// "open", the path) around the cause, a typed sentinel
+// (mmapstore.ErrVariant for a file of another variant) or fs.ErrNotExist
+// for a missing file.
 func Open(path string) (*Filter, error) { return open(path, false) }
 
 // OpenReadOnly maps the filter file at path read-only: O(1) whatever its
@@ -67,26 +68,74 @@ func open(path string, readOnly bool) (*Filter, error) {
 
 func (f *Filter) attach(mf *mmapstore.File) {
 	f.words = mf.Words()
-	f.Store = filebacked.NewStore(mf, f.added.load)
+	f.store = filebacked.NewStore(mf, f.added.load)
 }
 
 // Close releases the file: a writable filter is synced and sealed with its
-// payload checksum first (O(size)). The filter must not be used afterwards.
-// Close does nothing for an in-memory filter.
+// payload checksum first (O(size)). Close does nothing for an in-memory
+// filter, which stays usable.
+//
+// After Close a file-backed filter answers without touching memory it no
+// longer maps. It can rule nothing out: Contains reports true (never a
+// false negative) and Count 15, as for saturated counters; Add reports
+// false and Remove true, and neither changes anything (Added keeps its
+// value at Close); Sync, Verify, Prefault, Publish, Union, Intersect, WriteTo,
+// MarshalBinary, ExportTo and a second Close return an error wrapping
+// mmapstore.ErrClosed. Path and the geometry (K, Bits, Capacity, Seed)
+// still describe the file; Bytes, FillRatio and the estimates report an
+// empty array. Add on a closed read-only filter still panics with
+// ErrReadOnly.
 func (f *Filter) Close() error {
-	if f.File() == nil {
+	if f.store.File() == nil {
 		return nil
 	}
-	f.words = nil
-	return f.CloseFile()
+	err := f.store.CloseFile()
+	if f.store.Closed() {
+		f.words = nil
+		f.added.freeze()
+	}
+	return err
 }
 
 // Publish completes a filter made by CreateTemp: it is sealed, synced and
 // renamed over its target path, so readers of that path see the old filter
-// or the new one, never a partial one. The filter is closed afterwards.
+// or the new one, never a partial one. The filter is closed afterwards (see
+// Close), even when Publish fails. An in-memory filter, or one not made by
+// CreateTemp, returns an error wrapping mmapstore.ErrNotTemp and is left
+// as it was.
 func (f *Filter) Publish() error {
-	if f.File() != nil {
+	err := f.store.PublishFile()
+	if f.store.Closed() {
 		f.words = nil
+		f.added.freeze()
 	}
-	return f.PublishFile()
+	return err
 }
+
+// usable returns an error wrapping mmapstore.ErrClosed after Close.
+func (f *Filter) usable() error { return f.store.Usable() }
+
+// Path returns the file the filter is mapped from, or "" for an in-memory
+// filter. A filter made by CreateTemp reports its temporary file until
+// Publish. After Close it still returns the path the filter had.
+func (f *Filter) Path() string { return f.store.Path() }
+
+// Sync makes every Add completed before it durable in the file and records
+// the item count in the header. It costs the pages changed since the last
+// Sync. It does nothing and returns nil for in-memory and read-only filters;
+// after Close it returns an error wrapping mmapstore.ErrClosed.
+func (f *Filter) Sync() error { return f.store.Sync() }
+
+// Verify reads the whole file, O(size), and checks the counter array against its
+// stored checksum: mmapstore.ErrPayloadChecksum on a mismatch,
+// mmapstore.ErrChecksumStale while the file is open for writing or after a
+// crash left it unsealed. In-memory filters have no stored checksum
+// (ReadFrom verified the stream's) and return nil. After Close it returns
+// an error wrapping mmapstore.ErrClosed.
+func (f *Filter) Verify() error { return f.store.Verify() }
+
+// Prefault reads the whole file into memory so that the first lookups do not
+// wait for the disk: for a server that should be warm before it takes
+// traffic. It returns nil for an in-memory filter; after Close it returns an
+// error wrapping mmapstore.ErrClosed.
+func (f *Filter) Prefault() error { return f.store.Prefault() }

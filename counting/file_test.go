@@ -81,3 +81,7 @@ func TestHeaderNeedsFourBitCells(t *testing.T) {
 	_, err := mmapstore.Create(filepath.Join(t.TempDir(), "cells.bloom"), h)
 	require.ErrorIs(t, err, mmapstore.ErrCorrupt)
 }
+
+func TestAfterClose(t *testing.T) { filtertest.RunAfterClose(t, variant, afterClose) }
+
+func TestFileErrors(t *testing.T) { filtertest.RunFileErrors(t, variant, "counting") }

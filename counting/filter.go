@@ -1,6 +1,7 @@
 package counting
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/bloomkit/bloomkit/internal/hugepage"
@@ -30,13 +32,13 @@ var _ io.WriterTo = (*Filter)(nil)
 // filter must not change while they run. WriteTo and Close must not run
 // concurrently with Add or Remove.
 type Filter struct {
-	words            []uint64
-	geom             geometry
-	span             uint64        // collisionSpan(m)
-	added            tally         // items held: Adds minus successful Removes
-	saturated        atomic.Uint64 // counters this process drove to 15
-	readOnly         bool
-	filebacked.Store // the mapped file; zero for an in-memory filter
+	words     []uint64
+	geom      geometry
+	span      uint64        // collisionSpan(m)
+	added     tally         // items held: Adds minus successful Removes
+	saturated atomic.Uint64 // counters this process drove to 15
+	readOnly  bool
+	store     filebacked.Store // the mapped file; zero for an in-memory filter
 }
 
 // New returns an in-memory filter for n items at false-positive rate p, with
@@ -84,7 +86,7 @@ func newFilter(g geometry) *Filter {
 func (f *Filter) positions(d hashing.Digest, pos *[sizing.MaxK]uint64) int {
 	n := distinctPositions(d, f.geom.m, f.span, f.geom.k, pos)
 	for _, p := range pos[:n] {
-		atomic.LoadUint64(&f.words[wordOf(p)])
+		get(f.words, p) // the load alone: a closed filter's nil words read 0
 	}
 	return n
 }
@@ -153,7 +155,7 @@ func (f *Filter) AddString(key string) bool {
 // filter's Scheme and Seed: hash once, add to many filters. A digest made
 // under another scheme or seed addresses other bits, and the filter's
 // answers for it mean nothing.
-func (f *Filter) AddDigest(d hashing.Digest) bool {
+func (f *Filter) AddDigest(d bloomkit.Digest) bool {
 	if f.readOnly {
 		f.readOnlyPanic("Add")
 	}
@@ -199,7 +201,7 @@ func (f *Filter) RemoveString(key string) bool {
 }
 
 // RemoveDigest is Remove for a digest from Hash (see AddDigest).
-func (f *Filter) RemoveDigest(d hashing.Digest) bool {
+func (f *Filter) RemoveDigest(d bloomkit.Digest) bool {
 	if f.readOnly {
 		f.readOnlyPanic("Remove")
 	}
@@ -235,11 +237,12 @@ func (f *Filter) ContainsString(key string) bool {
 // "not zero" bits without a branch, and stops after the first group with a
 // zero counter: a branch per counter would depend on each loaded word and
 // mispredict on about every other miss, while the loads of a group are
-// independent and their cache misses overlap. After Close it reports false.
-func (f *Filter) ContainsDigest(d hashing.Digest) bool {
+// independent and their cache misses overlap. After Close it reports true:
+// its counters read as saturated (see Close).
+func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
 	words, m, k := f.words, f.geom.m, f.geom.k
 	if uint64(len(words)) < (m+perWord-1)/perWord {
-		return false
+		return true // closed: every counter reads as saturated
 	}
 	base := unsafe.Pointer(unsafe.SliceData(words))
 	h, all := d.H1, uint64(1)
@@ -271,7 +274,7 @@ func (f *Filter) CountString(key string) uint {
 }
 
 // CountDigest is Count for a digest from Hash (see AddDigest).
-func (f *Filter) CountDigest(d hashing.Digest) uint {
+func (f *Filter) CountDigest(d bloomkit.Digest) uint {
 	words, m := f.words, f.geom.m
 	h, least := d.H1, uint64(maxCount)
 	for i := f.geom.k; i > 0 && least > 0; i-- {
@@ -362,6 +365,9 @@ func (f *Filter) EstimatedFPR() float64 {
 func (f *Filter) ReadOnly() bool { return f.readOnly }
 
 func (f *Filter) compatible(op string, o *Filter) error {
+	if err := errors.Join(f.usable(), o.usable()); err != nil {
+		return err
+	}
 	if f.readOnly {
 		return fmt.Errorf("counting: %s: %w", op, ErrReadOnly)
 	}
@@ -425,6 +431,9 @@ func (f *Filter) header() mmapstore.Header {
 // back with ReadFrom. It must not run concurrently with Add or Remove; if the
 // filter changes meanwhile it returns mmapstore.ErrModified.
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+	if err := f.usable(); err != nil {
+		return 0, err
+	}
 	return mmapstore.WriteStream(w, f.header(), f.words)
 }
 

@@ -16,6 +16,16 @@ type tally struct {
 		n atomic.Int64
 		_ [56]byte // one cache line per shard
 	}
+	// frozen, once set by freeze (at Close), is the total load returns
+	// from then on: a closed filter's Adds change nothing, and add stays
+	// free of a check.
+	frozen atomic.Pointer[uint64]
+}
+
+// freeze makes load return the current total from now on.
+func (t *tally) freeze() {
+	v := t.load()
+	t.frozen.Store(&v)
 }
 
 func (t *tally) add(d hashing.Digest, delta int64) {
@@ -25,6 +35,9 @@ func (t *tally) add(d hashing.Digest, delta int64) {
 // load returns the total, 0 when Removes of keys that were never added
 // outnumber the Adds.
 func (t *tally) load() uint64 {
+	if v := t.frozen.Load(); v != nil {
+		return *v
+	}
 	var sum int64
 	for i := range t.shards {
 		v := t.shards[i].n.Load()

@@ -143,13 +143,28 @@ func create(f *os.File, path string, h Header) (_ *File, err error) {
 // writer that went on would seal the damage under a fresh checksum and
 // Verify could never report it again. A file whose checksum is not current
 // (its writer crashed) has nothing to verify against and opens as before.
+//
+// Every error is an *fs.PathError with Op "open" and the path, around the
+// cause (a sentinel of this package with detail, or the system's error: a
+// missing file wraps fs.ErrNotExist), so the path is named once.
 func Open(path string, want Variant) (*File, error) { return open(path, want, false) }
 
 // OpenReadOnly maps an existing filter file read-only; see Open. It does not
 // read the payload: O(1) whatever the size (see Verify).
 func OpenReadOnly(path string, want Variant) (*File, error) { return open(path, want, true) }
 
-func open(path string, want Variant, readOnly bool) (_ *File, err error) {
+// open returns every error as an *fs.PathError with Op "open": the path
+// once, in front, and the sentinel once, inside, whatever went wrong.
+func open(path string, want Variant, readOnly bool) (*File, error) {
+	mf, err := openFile(path, want, readOnly)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	return mf, nil
+}
+
+// openFile is open; its errors do not name path (open adds it).
+func openFile(path string, want Variant, readOnly bool) (_ *File, err error) {
 	if !littleEndian {
 		return nil, ErrPlatform
 	}
@@ -170,36 +185,36 @@ func open(path string, want Variant, readOnly bool) (_ *File, err error) {
 		// Lock before reading the header, so that no other writer can
 		// change it between our read and our first header write.
 		if err := lockExclusive(f); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, err
 		}
 	}
 	size := st.Size()
 	var head [HeaderSize]byte
 	n, err := f.ReadAt(head[:], 0)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("mmapstore: read header of %s: %w", path, err)
+		return nil, fmt.Errorf("mmapstore: read header: %w", err)
 	}
 	h, err := DecodeHeader(head[:n])
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	if h.Variant != want {
-		return nil, fmt.Errorf("%w: %s holds a %s filter, want %s", ErrVariant, path, h.Variant, want)
+		return nil, fmt.Errorf("%w: the file holds a %s filter, want %s", ErrVariant, h.Variant, want)
 	}
 	need := int64(HeaderSize + h.PayloadLen)
 	if size < need {
-		return nil, fmt.Errorf("%w: %s is %d bytes, its header needs %d", ErrTruncated, path, size, need)
+		return nil, fmt.Errorf("%w: the file is %d bytes, its header needs %d", ErrTruncated, size, need)
 	}
 	if size > need && h.Variant != Scalable {
 		// Scalable files may carry a stage whose growth did not complete.
-		return nil, fmt.Errorf("%w: %s is %d bytes, its header describes %d", ErrCorrupt, path, size, need)
+		return nil, fmt.Errorf("%w: the file is %d bytes, its header describes %d", ErrCorrupt, size, need)
 	}
 	if !readOnly && h.ChecksumCurrent() {
 		// The writer's Close will checksum the payload as it then is; if
 		// the payload was damaged before this open, that would bless the
 		// damage. So a checksum that vouches for the payload is checked
 		// before anything in the file changes.
-		if err := verifyPayload(f, path, h); err != nil {
+		if err := verifyPayload(f, h); err != nil {
 			return nil, err
 		}
 	}
@@ -208,11 +223,11 @@ func open(path string, want Variant, readOnly bool) (_ *File, err error) {
 		// A file copied sparsely has holes; writing into a hole of a full
 		// disk through a mapping would fault, so allocate them now.
 		if err := allocate(f, need); err != nil {
-			return nil, fmt.Errorf("mmapstore: allocate %s: %w", path, err)
+			return nil, fmt.Errorf("mmapstore: allocate: %w", err)
 		}
 	}
 	if mf.data, err = mapFile(f, need, !readOnly); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	if !readOnly {
 		// From now on the payload may change under the recorded checksum.
@@ -227,29 +242,41 @@ func open(path string, want Variant, readOnly bool) (_ *File, err error) {
 
 // openRegular opens path without waiting on it (a FIFO with no writer
 // would block a plain open forever) and refuses anything that is not a
-// regular file with ErrNotRegular. A missing file wraps fs.ErrNotExist.
+// regular file with ErrNotRegular. A missing file wraps fs.ErrNotExist. Its
+// errors do not name path: callers wrap them in an *fs.PathError.
 func openRegular(path string, flag int) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(path, flag|openNonBlocking, 0)
 	if err != nil {
 		if st, serr := os.Stat(path); serr == nil && !st.Mode().IsRegular() {
-			return nil, nil, notRegular(path, st) // a folder opened for writing
+			return nil, nil, notRegular(st) // a folder opened for writing
 		}
-		return nil, nil, fmt.Errorf("mmapstore: open: %w", err)
+		return nil, nil, withoutPath(err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, nil, fmt.Errorf("mmapstore: %s: %w", path, err)
+		return nil, nil, withoutPath(err)
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, notRegular(path, st)
+		return nil, nil, notRegular(st)
 	}
 	return f, st, nil
 }
 
-func notRegular(path string, st os.FileInfo) error {
-	return fmt.Errorf("%w: %s is a %s", ErrNotRegular, path, describeMode(st.Mode()))
+// withoutPath returns the cause inside an *fs.PathError (errors.Is still
+// finds fs.ErrNotExist in it), so that the path is named once, by the
+// caller's own PathError.
+func withoutPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func notRegular(st os.FileInfo) error {
+	return fmt.Errorf("%w: it is a %s", ErrNotRegular, describeMode(st.Mode()))
 }
 
 func describeMode(m fs.FileMode) string {
@@ -532,7 +559,7 @@ func (f *File) Verify() error {
 // verifyPayload reads the payload h describes from f and checks it against
 // h.PayloadSum: O(size), with reads, not a mapping, so that nothing is
 // allocated or mapped for a file that is refused.
-func verifyPayload(f *os.File, path string, h Header) error {
+func verifyPayload(f *os.File, h Header) error {
 	sum := xxh3.New()
 	buf := make([]byte, 1<<20)
 	end := int64(HeaderSize + h.PayloadLen)
@@ -542,13 +569,13 @@ func verifyPayload(f *os.File, path string, h Header) error {
 			n = end - off
 		}
 		if _, err := f.ReadAt(buf[:n], off); err != nil {
-			return fmt.Errorf("mmapstore: verify %s: %w", path, err)
+			return fmt.Errorf("mmapstore: verify: %w", err)
 		}
 		sum.Write(buf[:n])
 		off += n
 	}
 	if got := sum.Sum64(); got != h.PayloadSum {
-		return fmt.Errorf("%w: %s: recorded %#016x, computed %#016x", ErrPayloadChecksum, path, h.PayloadSum, got)
+		return fmt.Errorf("%w: recorded %#016x, computed %#016x", ErrPayloadChecksum, h.PayloadSum, got)
 	}
 	return nil
 }
@@ -697,7 +724,7 @@ func takeOwnership(f *os.File, target string) error {
 func CopyTemp(src, target string) (_ string, err error) {
 	in, _, err := openRegular(src, os.O_RDONLY)
 	if err != nil {
-		return "", err
+		return "", &fs.PathError{Op: "open", Path: src, Err: err}
 	}
 	defer in.Close()
 	dir, base := filepath.Split(target)
@@ -773,7 +800,19 @@ func PublishCopy(src, dst string) (err error) {
 // ReadHeader reads and validates the header of the filter file at path
 // without mapping it: for tools that must learn a file's variant before they
 // open it. It checks the file's length against the header as Open does.
+//
+// Its errors are *fs.PathError with Op "read header", as Open's are with
+// Op "open".
 func ReadHeader(path string) (Header, error) {
+	h, err := readHeader(path)
+	if err != nil {
+		return Header{}, &fs.PathError{Op: "read header", Path: path, Err: err}
+	}
+	return h, nil
+}
+
+// readHeader is ReadHeader; its errors do not name path.
+func readHeader(path string) (Header, error) {
 	f, st, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
 		return Header{}, err
@@ -782,14 +821,14 @@ func ReadHeader(path string) (Header, error) {
 	var head [HeaderSize]byte
 	n, err := f.ReadAt(head[:], 0)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return Header{}, fmt.Errorf("mmapstore: read header of %s: %w", path, err)
+		return Header{}, fmt.Errorf("mmapstore: read: %w", err)
 	}
 	h, err := DecodeHeader(head[:n])
 	if err != nil {
-		return Header{}, fmt.Errorf("%s: %w", path, err)
+		return Header{}, err
 	}
 	if need := int64(HeaderSize + h.PayloadLen); st.Size() < need {
-		return Header{}, fmt.Errorf("%w: %s is %d bytes, its header needs %d", ErrTruncated, path, st.Size(), need)
+		return Header{}, fmt.Errorf("%w: the file is %d bytes, its header needs %d", ErrTruncated, st.Size(), need)
 	}
 	return h, nil
 }

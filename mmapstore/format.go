@@ -2,6 +2,7 @@ package mmapstore
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 
@@ -357,7 +358,8 @@ func (h *Header) Validate() error {
 // DecodeHeader picks the current header from the first HeaderSize bytes of a
 // file: the slot with a valid checksum and the highest generation. When
 // neither slot is valid it returns slot 0's error (bad magic, version,
-// checksum or geometry), with slot 1's error in the message.
+// checksum or geometry), with slot 1's error in the message; a file with
+// the magic in neither slot is not a filter file, and gets ErrBadMagic alone.
 func DecodeHeader(b []byte) (Header, error) {
 	if len(b) < HeaderSize {
 		if len(b) >= len(Magic) && string(b[:len(Magic)]) != Magic {
@@ -377,6 +379,9 @@ func DecodeHeader(b []byte) (Header, error) {
 		return h0, nil
 	case err1 == nil:
 		return h1, nil
+	}
+	if errors.Is(err0, ErrBadMagic) && errors.Is(err1, ErrBadMagic) {
+		return Header{}, err0 // not a filter file at all: no slot to speak of
 	}
 	return Header{}, fmt.Errorf("slot 0: %w (slot 1: %v)", err0, err1)
 }

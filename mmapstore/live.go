@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -137,7 +138,7 @@ func (l *Live[T]) load(verify bool) (*Lease[T], error) {
 	if !info.Mode().IsRegular() {
 		// A FIFO would block open until a writer came; a device or folder
 		// is no filter either.
-		return nil, fmt.Errorf("mmapstore: live: %w", notRegular(l.path, info))
+		return nil, &fs.PathError{Op: "live", Path: l.path, Err: notRegular(info)}
 	}
 	v, err := l.open(l.path)
 	if err != nil {

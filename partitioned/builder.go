@@ -1,8 +1,8 @@
 package partitioned
 
 import (
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/internal/blocked"
-	"github.com/bloomkit/bloomkit/internal/hashing"
 )
 
 // Builder adds keys to a filter with plain stores, for the one goroutine
@@ -40,8 +40,8 @@ func (b *Builder) AddString(key string) bool {
 	return b.AddDigest(b.f.HashString(key))
 }
 
-// AddDigest is Add for a key already hashed with the filter's seed.
-func (b *Builder) AddDigest(d hashing.Digest) bool {
+// AddDigest is Add for a digest from Filter.Hash (see Filter.AddDigest).
+func (b *Builder) AddDigest(d bloomkit.Digest) bool {
 	if !blocked.AddSingle(b.f.words, b.f.geom.m/BlockBits, d, b.f.geom.k) {
 		return false
 	}

@@ -1,11 +1,13 @@
 package partitioned
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"sync/atomic"
 
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/internal/bitset"
 	"github.com/bloomkit/bloomkit/internal/blocked"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
@@ -28,11 +30,11 @@ var _ io.WriterTo = (*Filter)(nil)
 // Add. One goroutine that builds a filter alone adds faster through a
 // Builder.
 type Filter struct {
-	words            []uint64 // whole blocks; the first starts a cache line
-	geom             geometry
-	added            atomic.Uint64
-	readOnly         bool
-	filebacked.Store // the mapped file; zero for an in-memory filter
+	words    []uint64 // whole blocks; the first starts a cache line
+	geom     geometry
+	added    atomic.Uint64
+	readOnly bool
+	store    filebacked.Store // the mapped file; zero for an in-memory filter
 }
 
 // New returns an in-memory filter for n items at false-positive rate p, with
@@ -86,7 +88,7 @@ func (f *Filter) AddString(key string) bool {
 // filter's Scheme and Seed: hash once, add to many filters. A digest made
 // under another scheme or seed addresses other bits, and the filter's
 // answers for it mean nothing.
-func (f *Filter) AddDigest(d hashing.Digest) bool {
+func (f *Filter) AddDigest(d bloomkit.Digest) bool {
 	f.writable()
 	if !blocked.Add(f.words, f.geom.m/BlockBits, d, f.geom.k) {
 		return false
@@ -151,7 +153,7 @@ func (f *Filter) ContainsString(key string) bool {
 }
 
 // ContainsDigest is Contains for a digest from Hash (see AddDigest).
-func (f *Filter) ContainsDigest(d hashing.Digest) bool {
+func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
 	return blocked.Contains(f.words, f.geom.m/BlockBits, d, f.geom.k)
 }
 
@@ -229,6 +231,9 @@ func (f *Filter) EstimatedFPR() float64 { return blocked.StateFPR(f.words, f.geo
 func (f *Filter) ReadOnly() bool { return f.readOnly }
 
 func (f *Filter) compatible(op string, o *Filter) error {
+	if err := errors.Join(f.usable(), o.usable()); err != nil {
+		return err
+	}
 	if f.readOnly {
 		return fmt.Errorf("partitioned: %s: %w", op, ErrReadOnly)
 	}
@@ -285,6 +290,9 @@ func (f *Filter) header() mmapstore.Header {
 // back with ReadFrom. It must not run concurrently with Add; if the filter
 // changes meanwhile it returns mmapstore.ErrModified.
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+	if err := f.usable(); err != nil {
+		return 0, err
+	}
 	return mmapstore.WriteStream(w, f.header(), f.words)
 }
 

@@ -73,8 +73,9 @@
 //   - There is no Union: two filters fill their stages at different times.
 //   - A read-only filter sees the stages its file held when it was opened;
 //     reopen it (or serve it through mmapstore.Live) to see later growth.
-//     Add on it panics with ErrReadOnly, and Add or Contains after Close
-//     panics with mmapstore.ErrClosed: both are programming errors.
+//     Add on it panics with ErrReadOnly (a programming error). After Close
+//     Contains reports true (maybe), Add false, and the file methods return
+//     mmapstore.ErrClosed (see Filter.Close).
 //   - A writable file can be open in one process at a time (flock). The
 //     file must not be truncated while mapped: that faults the readers
 //     (SIGBUS).

@@ -3,6 +3,7 @@ package scalable
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 
 	"github.com/bloomkit/bloomkit/internal/filebacked"
@@ -38,7 +39,7 @@ func create(path string, n0 uint64, p float64, opts []Option, temp bool) (*Filte
 		return nil, fmt.Errorf("scalable: %w", err)
 	}
 	f.stages.Store(&[]*stage{newStageOf(mf.StageWords(0), g)})
-	f.Store = filebacked.NewStore(mf, f.Added)
+	f.store = filebacked.NewStore(mf, f.Added)
 	return f, nil
 }
 
@@ -55,6 +56,10 @@ func create(path string, n0 uint64, p float64, opts []Option, temp bool) (*Filte
 // once, O(its size), to re-estimate how many keys it holds, since the count
 // recorded at the last Sync may be behind: a stage is not overfilled because
 // the process died.
+//
+// Errors opening the file are an *fs.PathError (Op "open", the path) around
+// the cause: a typed sentinel (mmapstore.ErrVariant for a file of another
+// variant, ErrInvalid for options that do not fit it) or fs.ErrNotExist.
 func Open(path string, opts ...Option) (*Filter, error) { return open(path, false, opts) }
 
 // OpenReadOnly maps the scalable filter file at path read-only: O(1)
@@ -74,7 +79,7 @@ func open(path string, readOnly bool, opts []Option) (*Filter, error) {
 		if h, err := mmapstore.ReadHeader(path); err == nil && h.Variant == mmapstore.Scalable {
 			clean = h.ChecksumCurrent()
 			if _, err := openConfig(h, opts); err != nil {
-				return nil, fmt.Errorf("scalable: %s: %w", path, err)
+				return nil, fmt.Errorf("scalable: %w", &fs.PathError{Op: "open", Path: path, Err: err})
 			}
 		}
 	}
@@ -86,7 +91,7 @@ func open(path string, readOnly bool, opts []Option) (*Filter, error) {
 	c, err := openConfig(h, opts)
 	if err != nil {
 		mf.Close(h.Count) // only if the file changed since ReadHeader
-		return nil, fmt.Errorf("scalable: %s: %w", path, err)
+		return nil, fmt.Errorf("scalable: %w", &fs.PathError{Op: "open", Path: path, Err: err})
 	}
 	f := fromHeader(h, c, mf.StageWords)
 	f.readOnly = readOnly
@@ -97,7 +102,7 @@ func open(path string, readOnly bool, opts []Option) (*Filter, error) {
 			last.count.Store(est)
 		}
 	}
-	f.Store = filebacked.NewStore(mf, f.Added)
+	f.store = filebacked.NewStore(mf, f.Added)
 	return f, nil
 }
 
@@ -122,7 +127,7 @@ func openConfig(h mmapstore.Header, opts []Option) (config, error) {
 
 // recordCounts puts each stage's count into the header for the next write.
 func (f *Filter) recordCounts() {
-	if mf := f.File(); mf != nil && !f.readOnly {
+	if mf := f.store.File(); mf != nil && !f.readOnly {
 		st := f.current()
 		counts := make([]uint64, len(st))
 		for i, s := range st {
@@ -140,28 +145,44 @@ func (f *Filter) recordCounts() {
 // makes every key durable, then returns that error: the keys are kept, but
 // the filter's rate is above its target.
 func (f *Filter) Sync() error {
+	if err := f.store.Usable(); err != nil {
+		return err
+	}
 	f.grow.Lock() // no stage is added halfway through
 	defer f.grow.Unlock()
 	f.recordCounts()
-	return errors.Join(f.Store.Sync(), f.growthFailed())
+	return errors.Join(f.store.Sync(), f.growthFailed())
 }
 
 // Close releases the file; a writable filter is synced and sealed with its
-// checksum first (O(size)). It does nothing for an in-memory filter. The
-// filter must not be used afterwards: Add and Contains panic with an error
-// wrapping mmapstore.ErrClosed, and a second Close returns it.
+// checksum first (O(size)). It does nothing for an in-memory filter, which
+// stays usable.
+//
+// After Close a file-backed filter has no stages and answers without
+// touching memory it no longer maps. It can rule nothing out: Contains
+// reports true (never a false negative), Add reports false and changes
+// nothing (TryAdd returns false and no error); Sync,
+// Verify, Prefault, Publish, WriteTo, MarshalBinary and a second Close
+// return an error wrapping mmapstore.ErrClosed. Path, ReadOnly, Seed and
+// the configuration (InitialCapacity, TargetFPR, Growth, Tightening) are
+// kept; K, Capacity, Bits, Bytes, Added, NumStages, Stages and the
+// estimates describe no stages (zero, empty). Add on a closed read-only
+// filter still panics with ErrReadOnly.
 //
 // If the file could not grow when a stage was needed (see Err), Close still
 // seals every key into the file, then returns that error (wrapping ErrLimit
 // and the cause, ENOSPC on a full disk).
 func (f *Filter) Close() error {
-	if f.File() == nil {
+	if f.store.File() == nil {
 		return nil
+	}
+	if err := f.store.Usable(); err != nil {
+		return err
 	}
 	f.grow.Lock()
 	defer f.grow.Unlock()
 	f.recordCounts()
-	err := f.CloseFile()
+	err := f.store.CloseFile()
 	if !errors.Is(err, mmapstore.ErrClosed) {
 		err = errors.Join(err, f.growthFailed())
 	}
@@ -177,17 +198,45 @@ func (f *Filter) Close() error {
 // not published: its rate is above the target. Publish discards it, leaves
 // the target as it was and returns the growth error.
 func (f *Filter) Publish() error {
+	if err := f.store.Usable(); err != nil {
+		return err
+	}
 	f.grow.Lock()
 	defer f.grow.Unlock()
 	f.recordCounts()
 	var err error
-	if gerr := f.growthFailed(); gerr != nil && f.File() != nil && f.File().Target() != "" {
-		err = errors.Join(gerr, f.CloseFile()) // Close of a temporary build removes it
+	if gerr := f.growthFailed(); gerr != nil && f.store.File() != nil && f.store.File().Target() != "" {
+		err = errors.Join(gerr, f.store.CloseFile()) // Close of a temporary build removes it
 	} else {
-		err = f.PublishFile()
+		err = f.store.PublishFile()
 	}
-	if f.File() != nil {
+	if f.store.File() != nil {
 		f.stages.Store(&[]*stage{})
 	}
 	return err
 }
+
+// Path returns the file the filter is mapped from, or "" for an in-memory
+// filter. A filter made by CreateTemp reports its temporary file until
+// Publish. After Close it still returns the path the filter had.
+func (f *Filter) Path() string { return f.store.Path() }
+
+// Verify reads the whole file, O(size), and checks the bit array against its
+// stored checksum: mmapstore.ErrPayloadChecksum on a mismatch,
+// mmapstore.ErrChecksumStale while the file is open for writing or after a
+// crash left it unsealed. In-memory filters have no stored checksum
+// (ReadFrom verified the stream's) and return nil. After Close it returns
+// an error wrapping mmapstore.ErrClosed.
+func (f *Filter) Verify() error { return f.store.Verify() }
+
+// Prefault reads the whole file into memory so that the first lookups do not
+// wait for the disk: for a server that should be warm before it takes
+// traffic. It returns nil for an in-memory filter; after Close it returns an
+// error wrapping mmapstore.ErrClosed.
+func (f *Filter) Prefault() error { return f.store.Prefault() }
+
+// closedStages is what a closed filter probes and adds to: one stage with no
+// words, which the blocked package answers as a full block (every key maybe
+// present, nothing written), and which is never at capacity, so an Add
+// never tries to grow the closed file.
+var closedStages = []*stage{{capacity: math.MaxUint64, k: 1}}

@@ -292,3 +292,7 @@ func TestConcurrentFileGrowth(t *testing.T) {
 	require.Equal(t, stages, r.NumStages())
 	filtertest.NoFalseNegatives(t, r, 4, 20_000)
 }
+
+func TestAfterClose(t *testing.T) { filtertest.RunAfterClose(t, variant, afterClose) }
+
+func TestFileErrors(t *testing.T) { filtertest.RunFileErrors(t, variant, "scalable") }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/internal/blocked"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
@@ -38,7 +39,7 @@ type Filter struct {
 	// caller set (the disk or the memory refused): Sync and Close return it.
 	growErr  atomic.Pointer[error]
 	readOnly bool
-	filebacked.Store
+	store    filebacked.Store // the mapped file; zero for an in-memory filter
 }
 
 // stage is one blocked sub-filter. The fields every probe reads come first;
@@ -128,7 +129,7 @@ func (f *Filter) newStage(i int) (*stage, error) {
 		return nil, fmt.Errorf("%w: stage %d (%d bytes) would bring the filter to %d bytes, WithMaxBytes allows %d",
 			ErrLimit, i, bytes, total, f.cfg.maxBytes)
 	}
-	if mf := f.File(); mf != nil {
+	if mf := f.store.File(); mf != nil {
 		f.recordCounts() // the header Grow writes says the full stage is full
 		words, err := mf.Grow(g)
 		if err != nil {
@@ -145,11 +146,12 @@ func (f *Filter) newStage(i int) (*stage, error) {
 // current returns the stages, oldest first.
 func (f *Filter) current() []*stage { return *f.stages.Load() }
 
-// live returns the stages, and panics if the filter was closed.
+// live returns the stages to probe and add to: closedStages once the
+// filter was closed.
 func (f *Filter) live() []*stage {
 	st := f.current()
 	if len(st) == 0 {
-		panic(fmt.Errorf("scalable: %w: %s", mmapstore.ErrClosed, f.Path()))
+		return closedStages
 	}
 	return st
 }
@@ -167,8 +169,8 @@ func (f *Filter) live() []*stage {
 // instead.
 //
 // Add on a filter opened with OpenReadOnly panics with an error wrapping
-// ErrReadOnly, and on a closed filter with one wrapping mmapstore.ErrClosed:
-// both are programming errors.
+// ErrReadOnly: a programming error. After Close it reports false and
+// changes nothing (see Close).
 func (f *Filter) Add(key []byte) bool { return f.AddDigest(f.Hash(key)) }
 
 // AddString is Add for a string key, without copying it.
@@ -179,7 +181,7 @@ func (f *Filter) AddString(key string) bool {
 // AddDigest is Add for a digest from Hash, or from bloomkit.Hash with this
 // filter's Scheme and Seed. A digest made under another scheme or seed
 // addresses other bits, and the filter's answers for it mean nothing.
-func (f *Filter) AddDigest(d hashing.Digest) bool {
+func (f *Filter) AddDigest(d bloomkit.Digest) bool {
 	isNew, _ := f.add(d, false)
 	return isNew
 }
@@ -288,8 +290,8 @@ func (f *Filter) Err() error {
 // each stage costs one cache line. A true answer is wrong with probability
 // below TargetFPR (EstimatedFPR tells how far below).
 //
-// Contains on a closed filter panics with an error wrapping
-// mmapstore.ErrClosed (a programming error).
+// Contains on a closed filter reports true: it can rule nothing out (see
+// Close).
 func (f *Filter) Contains(key []byte) bool {
 	return f.ContainsDigest(f.Hash(key))
 }
@@ -301,7 +303,7 @@ func (f *Filter) ContainsString(key string) bool {
 
 // ContainsDigest is Contains for a digest from Hash (see AddDigest): the key
 // is hashed once for all stages.
-func (f *Filter) ContainsDigest(d hashing.Digest) bool {
+func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
 	return probe(f.live(), d)
 }
 
@@ -475,6 +477,9 @@ func (f *Filter) header() mmapstore.Header {
 // OpenReadOnly or read back with ReadFrom. It must not run concurrently with
 // Add (mmapstore.ErrModified if the filter changes meanwhile).
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+	if err := f.store.Usable(); err != nil {
+		return 0, err
+	}
 	st := f.current()
 	parts := make([][]uint64, len(st))
 	for i, s := range st {

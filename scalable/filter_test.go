@@ -10,7 +10,6 @@ import (
 
 	"github.com/bloomkit/bloomkit/internal/blocked"
 	"github.com/bloomkit/bloomkit/internal/filtertest"
-	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
 // TestNewRejectsBadArguments runs the shared argument checks of New (there
@@ -333,23 +332,4 @@ func TestWriteToReportsWriterErrors(t *testing.T) {
 	require.NoError(t, err)
 	filtertest.AddKeys(f, 1, 5000) // several stages
 	filtertest.WriterFails(t, f.WriteTo, 10000)
-}
-
-func TestUseAfterClosePanics(t *testing.T) {
-	f, err := Create(t.TempDir()+"/c.bloom", 100, 0.01)
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
-	require.ErrorIs(t, f.Close(), mmapstore.ErrClosed)
-	require.Zero(t, f.K())
-	for _, fn := range []func(){func() { f.AddString("x") }, func() { f.ContainsString("x") }} {
-		func() {
-			defer func() {
-				err, ok := recover().(error)
-				require.True(t, ok)
-				require.ErrorIs(t, err, mmapstore.ErrClosed)
-			}()
-			fn()
-			t.Fatal("no panic")
-		}()
-	}
 }

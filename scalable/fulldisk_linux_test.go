@@ -36,7 +36,7 @@ func TestGrowthOnFullDiskIsReported(t *testing.T) {
 		t.Logf("%s full after %d keys, %d stages: %v", fsType, n, stages, err)
 
 		// The failed growth left no blocks behind the named stages.
-		h := f.File().Header()
+		h := f.store.File().Header()
 		st, err := os.Stat(path)
 		require.NoError(t, err)
 		end := int64(mmapstore.HeaderSize + h.PayloadLen)

@@ -1,12 +1,14 @@
 package standard
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/internal/bitset"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
@@ -26,11 +28,11 @@ var _ io.WriterTo = (*Filter)(nil)
 // many goroutines. Sync may run concurrently with them. Union, Intersect,
 // WriteTo and Close must not run concurrently with Add.
 type Filter struct {
-	words            []uint64
-	geom             geometry
-	added            atomic.Uint64
-	readOnly         bool
-	filebacked.Store // the mapped file; zero for an in-memory filter
+	words    []uint64
+	geom     geometry
+	added    atomic.Uint64
+	readOnly bool
+	store    filebacked.Store // the mapped file; zero for an in-memory filter
 }
 
 // New returns an in-memory filter for n items at false-positive rate p, with
@@ -84,7 +86,7 @@ func (f *Filter) AddString(key string) bool {
 // filter's Scheme and Seed: hash once, add to many filters. A digest made
 // under another scheme or seed addresses other bits, and the filter's
 // answers for it mean nothing.
-func (f *Filter) AddDigest(d hashing.Digest) bool {
+func (f *Filter) AddDigest(d bloomkit.Digest) bool {
 	if f.readOnly {
 		panic(fmt.Errorf("standard: Add: %w: %s", ErrReadOnly, f.Path()))
 	}
@@ -114,7 +116,7 @@ func (f *Filter) ContainsString(key string) bool {
 }
 
 // ContainsDigest is Contains for a digest from Hash (see AddDigest).
-func (f *Filter) ContainsDigest(d hashing.Digest) bool {
+func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
 	return probe(f.words, f.geom.m, f.geom.k, d)
 }
 
@@ -127,10 +129,11 @@ const probeGroup = 8
 // depend on each loaded word and mispredict on about every other miss; the
 // loads of a group are independent, so their cache misses overlap.
 //
-// After Close words is empty: probe reports false without reading it.
+// After Close words is empty: probe reports true (a closed filter rules
+// nothing out) without reading it.
 func probe(words []uint64, m uint64, k uint32, d hashing.Digest) bool {
 	if uint64(len(words)) < (m+63)/64 {
-		return false
+		return true
 	}
 	base := unsafe.Pointer(unsafe.SliceData(words))
 	h, all := d.H1, uint64(1)
@@ -196,6 +199,9 @@ func (f *Filter) EstimatedFPR() float64 {
 func (f *Filter) ReadOnly() bool { return f.readOnly }
 
 func (f *Filter) compatible(op string, o *Filter) error {
+	if err := errors.Join(f.usable(), o.usable()); err != nil {
+		return err
+	}
 	if f.readOnly {
 		return fmt.Errorf("standard: %s: %w", op, ErrReadOnly)
 	}
@@ -251,6 +257,9 @@ func (f *Filter) header() mmapstore.Header {
 // back with ReadFrom. It must not run concurrently with Add; if the filter
 // changes meanwhile it returns mmapstore.ErrModified.
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+	if err := f.usable(); err != nil {
+		return 0, err
+	}
 	return mmapstore.WriteStream(w, f.header(), f.words)
 }
 

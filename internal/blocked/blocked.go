@@ -110,6 +110,25 @@ func block(words []uint64, b uint64) *[BlockWords]uint64 {
 	return (*[BlockWords]uint64)(words[b*BlockWords : b*BlockWords+BlockWords])
 }
 
+// fullBlock stands in for the block of an empty words: a closed filter's
+// words are nil, and it must answer without a fault. It can rule nothing
+// out: lookups find every bit set (maybe present, never a false negative),
+// and atomic adds find every bit set and write nothing. It is never
+// written.
+var fullBlock = [BlockWords]uint64{
+	^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0),
+}
+
+// blockOr returns the words of block b, or placeholder when words is empty
+// (a closed filter). One compare of a length already in a register, well
+// predicted: the hot paths pay nothing measurable for it.
+func blockOr(words []uint64, b uint64, placeholder *[BlockWords]uint64) *[BlockWords]uint64 {
+	if len(words) == 0 {
+		return placeholder
+	}
+	return block(words, b)
+}
+
 // Add sets the k bits of d in words (blocks whole blocks) and reports
 // whether any of them was unset. Safe for concurrent use: each bit that is
 // still clear gets an atomic OR; bits already set are not written, so
@@ -118,7 +137,7 @@ func block(words []uint64, b uint64) *[BlockWords]uint64 {
 // 15-25% slower: building the masks costs more than the locked
 // instructions it saves. See docs/partitioned.md.)
 func Add(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
-	blk := block(words, Block(d, blocks))
+	blk := blockOr(words, Block(d, blocks), &fullBlock)
 	isNew := false
 	if k > probesPerWord { // the walk written out: a leaf needs no frame
 		ps := probesOf(d)
@@ -152,6 +171,9 @@ func Add(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
 // any other access to words, Contains included. It writes each probed word
 // even when the bit was set already.
 func AddSingle(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
+	if len(words) == 0 { // a closed filter: nothing to write
+		return false
+	}
 	blk := block(words, Block(d, blocks))
 	var fresh uint64       // bit 0: some probed bit was clear
 	if k > probesPerWord { // the walk written out: a leaf needs no frame
@@ -190,7 +212,7 @@ const smallWords = 4 << 20 / 8
 // cache line. On a filter of up to smallWords words it tests every bit and
 // branches once; on a larger one it stops at the first clear bit.
 func Contains(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
-	blk := block(words, Block(d, blocks))
+	blk := blockOr(words, Block(d, blocks), &fullBlock)
 	if k > probesPerWord {
 		// The walk is written out here, not called: a leaf function needs
 		// no stack frame, and every instruction counts in how many keys'
@@ -259,6 +281,12 @@ func Warm(words []uint64, blocks uint64, ds []hashing.Digest) {
 // together and overlap the testing of the group before.
 func ContainsBatch(words []uint64, blocks uint64, k uint32, ds []hashing.Digest, found []bool) {
 	found = found[:len(ds)]
+	if len(words) == 0 { // a closed filter rules nothing out
+		for i := range found {
+			found[i] = true
+		}
+		return
+	}
 	Warm(words, blocks, ds[:min(Group, len(ds))])
 	for len(ds) > 0 {
 		n := min(len(ds), Group)
@@ -286,6 +314,9 @@ func AddSingleBatch(words []uint64, blocks uint64, k uint32, ds []hashing.Digest
 }
 
 func addBatch(words []uint64, blocks uint64, k uint32, ds []hashing.Digest, single bool) int {
+	if len(words) == 0 { // a closed filter: nothing to write
+		return 0
+	}
 	added := 0
 	Warm(words, blocks, ds[:min(Group, len(ds))])
 	for len(ds) > 0 {

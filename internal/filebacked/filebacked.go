@@ -1,11 +1,15 @@
 // Package filebacked is the file plumbing every variant shares: a variant
-// embeds a Store, which gives it Path, Sync, Verify and Prefault, and calls
-// Create, Open, CloseFile and PublishFile from its own constructors and its
-// Close and Publish (which also drop the variant's view of the mapping).
+// keeps a Store in an unexported field, forwards its own Path, Sync, Verify
+// and Prefault to it in one line each, and calls Create, Open, CloseFile and
+// PublishFile from its constructors and its Close and Publish (which also
+// drop the variant's view of the mapping). The Store is never embedded in an
+// exported type: its methods would become public API.
 package filebacked
 
 import (
+	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -13,8 +17,9 @@ import (
 // Store is the file behind a variant's filter; the zero value is an
 // in-memory filter, for which every method does nothing and returns nil.
 type Store struct {
-	file  *mmapstore.File
-	count func() uint64 // the variant's item count, recorded in the header
+	file   *mmapstore.File
+	count  func() uint64 // the variant's item count, recorded in the header
+	closed atomic.Bool   // CloseFile or PublishFile ran
 }
 
 // Create makes a new filter file for header h (at path, or beside it under a
@@ -42,6 +47,19 @@ func NewStore(f *mmapstore.File, count func() uint64) Store {
 // File returns the mapped file, or nil for an in-memory filter.
 func (s *Store) File() *mmapstore.File { return s.file }
 
+// Closed reports whether CloseFile or PublishFile ran on a file-backed
+// store. An in-memory store is never closed.
+func (s *Store) Closed() bool { return s.closed.Load() }
+
+// Usable returns an error wrapping mmapstore.ErrClosed, naming the file,
+// once the store was closed, and nil before (always nil in memory).
+func (s *Store) Usable() error {
+	if s.closed.Load() {
+		return fmt.Errorf("%w: %s", mmapstore.ErrClosed, s.file.Path())
+	}
+	return nil
+}
+
 // Path returns the file behind the filter, or "" for an in-memory filter.
 func (s *Store) Path() string {
 	if s.file == nil {
@@ -54,6 +72,9 @@ func (s *Store) Path() string {
 // pages changed since the last Sync. It does nothing for in-memory and
 // read-only filters.
 func (s *Store) Sync() error {
+	if err := s.Usable(); err != nil {
+		return err
+	}
 	if s.file == nil || s.file.ReadOnly() {
 		return nil
 	}
@@ -65,6 +86,9 @@ func (s *Store) Sync() error {
 // the file is open for writing or was not closed cleanly. In-memory filters
 // have no stored checksum (ReadFrom verified a current one) and return nil.
 func (s *Store) Verify() error {
+	if err := s.Usable(); err != nil {
+		return err
+	}
 	if s.file == nil {
 		return nil
 	}
@@ -75,6 +99,9 @@ func (s *Store) Verify() error {
 // wait for the disk: for a server that should be warm before it takes
 // traffic. It does nothing for in-memory filters.
 func (s *Store) Prefault() error {
+	if err := s.Usable(); err != nil {
+		return err
+	}
 	if s.file == nil {
 		return nil
 	}
@@ -82,10 +109,15 @@ func (s *Store) Prefault() error {
 }
 
 // CloseFile closes the file (sealing it when writable); nil for in-memory.
+// A second call returns an error wrapping mmapstore.ErrClosed.
 func (s *Store) CloseFile() error {
 	if s.file == nil {
 		return nil
 	}
+	if err := s.Usable(); err != nil {
+		return err
+	}
+	s.closed.Store(true)
 	return s.file.Close(s.count())
 }
 
@@ -94,5 +126,12 @@ func (s *Store) PublishFile() error {
 	if s.file == nil {
 		return fmt.Errorf("%w: in-memory filter (use WriteFile)", mmapstore.ErrNotTemp)
 	}
-	return s.file.Publish(s.count())
+	if err := s.Usable(); err != nil {
+		return err
+	}
+	err := s.file.Publish(s.count())
+	if !errors.Is(err, mmapstore.ErrNotTemp) { // the file was released
+		s.closed.Store(true)
+	}
+	return err
 }

@@ -82,8 +82,11 @@ func FPR(m, n uint64, k uint32) float64 {
 
 // EstimateCount estimates how many distinct keys set x of m bits with k
 // probes each (Swamidass and Baldi 2007): -(m/k) ln(1 - x/m). A full filter
-// gives +Inf.
+// gives +Inf, an empty one 0.
 func EstimateCount(x, m uint64, k uint32) float64 {
+	if x == 0 { // also for k = 0 (a closed standard filter)
+		return 0
+	}
 	if x >= m {
 		return math.Inf(1)
 	}
