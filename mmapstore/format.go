@@ -362,8 +362,10 @@ func (h *Header) Validate() error {
 // the magic in neither slot is not a filter file, and gets ErrBadMagic alone.
 func DecodeHeader(b []byte) (Header, error) {
 	if len(b) < HeaderSize {
-		if len(b) >= len(Magic) && string(b[:len(Magic)]) != Magic {
-			return Header{}, fmt.Errorf("%w: got %q", ErrBadMagic, b[:len(Magic)])
+		// A short file that does not start like the magic (a 6-byte text
+		// file, say) is foreign, not a truncated filter file.
+		if n := min(len(b), len(Magic)); string(b[:n]) != Magic[:n] {
+			return Header{}, fmt.Errorf("%w: got %q", ErrBadMagic, b[:n])
 		}
 		return Header{}, fmt.Errorf("%w: %d bytes, the header alone is %d", ErrTruncated, len(b), HeaderSize)
 	}

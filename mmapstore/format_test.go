@@ -161,3 +161,16 @@ func TestReadHeader(t *testing.T) {
 	_, err = ReadHeader(path)
 	require.ErrorIs(t, err, ErrTruncated)
 }
+
+// A short file that does not begin like the magic (a 6-byte text file) is
+// a foreign file, not a truncated filter file: `bloomkit info` of one said
+// "truncated". A short file that does begin like it is truncated.
+func TestShortForeignFileIsBadMagic(t *testing.T) {
+	_, err := DecodeHeader([]byte("hello\n"))
+	require.ErrorIs(t, err, ErrBadMagic)
+	require.NotErrorIs(t, err, ErrTruncated)
+	_, err = DecodeHeader([]byte(Magic[:5]))
+	require.ErrorIs(t, err, ErrTruncated)
+	_, err = DecodeHeader([]byte(Magic + "\x01\x00"))
+	require.ErrorIs(t, err, ErrTruncated)
+}
