@@ -13,27 +13,6 @@ import (
 	"github.com/bloomkit/bloomkit/standard"
 )
 
-// copySparse copies the filter file src to dst writing only its non-zero
-// 4 KiB pages, as `cp --sparse=always` or a sparse-aware restore would: the
-// zero pages become holes.
-func copySparse(t *testing.T, src, dst string) {
-	t.Helper()
-	data, err := os.ReadFile(src)
-	require.NoError(t, err)
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	require.NoError(t, err)
-	defer out.Close()
-	zero := make([]byte, 4096)
-	for off := 0; off < len(data); off += 4096 {
-		page := data[off:min(off+4096, len(data))]
-		if string(page) != string(zero[:len(page)]) {
-			_, err := out.WriteAt(page, int64(off))
-			require.NoError(t, err)
-		}
-	}
-	require.NoError(t, out.Truncate(int64(len(data))))
-}
-
 // Opening for writing a sparse filter file whose holes need more space than
 // the disk has: ENOSPC was reported, but the blocks allocated before the
 // disk filled up stayed, and the disk was left full. A refused allocation
@@ -48,7 +27,7 @@ func TestFailedAllocationIsUndone(t *testing.T) {
 		}
 		require.NoError(t, f.Close())
 		path := filepath.Join(dir, "big.bloom")
-		copySparse(t, src, path)
+		filtertest.CopySparse(t, src, path)
 		before, err := os.ReadFile(path)
 		require.NoError(t, err)
 		free := filtertest.FreeBytes(t, dir)

@@ -10,26 +10,6 @@ import (
 	"github.com/bloomkit/bloomkit/internal/filtertest"
 )
 
-// copySparse copies src to dst writing only its non-zero 4 KiB pages, as
-// `cp --sparse=always` would: the zero pages become holes.
-func copySparse(t *testing.T, src, dst string) {
-	t.Helper()
-	data, err := os.ReadFile(src)
-	require.NoError(t, err)
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	require.NoError(t, err)
-	defer out.Close()
-	zero := make([]byte, 4096)
-	for off := 0; off < len(data); off += 4096 {
-		page := data[off:min(off+4096, len(data))]
-		if string(page) != string(zero[:len(page)]) {
-			_, err := out.WriteAt(page, int64(off))
-			require.NoError(t, err)
-		}
-	}
-	require.NoError(t, out.Truncate(int64(len(data))))
-}
-
 // On a disk too small for what is asked (a real small file system, see
 // filtertest.OnSmallDisk):
 //   - add to a sparse filter file whose holes need more space than the disk
@@ -42,7 +22,7 @@ func TestAddOnFullDisk(t *testing.T) {
 		elsewhere := t.TempDir() // on the real disk
 		bk(t, elsewhere, "", "create", "-n", "4000000", "big.bloom").ok(t)
 		bk(t, elsewhere, "a\nb\n", "add", "big.bloom").ok(t)
-		copySparse(t, filepath.Join(elsewhere, "big.bloom"), filepath.Join(dir, "big.bloom"))
+		filtertest.CopySparse(t, filepath.Join(elsewhere, "big.bloom"), filepath.Join(dir, "big.bloom"))
 		free := filtertest.FreeBytes(t, dir)
 		bk(t, dir, "c\n", "add", "big.bloom").fails(t, "big.bloom", "no space left on device")
 		after := filtertest.FreeBytes(t, dir)

@@ -81,3 +81,25 @@ func FreeBytes(t testing.TB, path string) int64 {
 	require.NoError(t, syscall.Statfs(path, &st))
 	return int64(st.Bfree) * int64(st.Bsize)
 }
+
+// CopySparse copies the file src to dst (which must not exist) writing only
+// its non-zero 4 KiB pages, as `cp --sparse=always` or a sparse-aware
+// restore would: the zero pages become holes that a later writer must
+// allocate.
+func CopySparse(t testing.TB, src, dst string) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	require.NoError(t, err)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	require.NoError(t, err)
+	defer out.Close()
+	zero := make([]byte, 4096)
+	for off := 0; off < len(data); off += 4096 {
+		page := data[off:min(off+4096, len(data))]
+		if string(page) != string(zero[:len(page)]) {
+			_, err := out.WriteAt(page, int64(off))
+			require.NoError(t, err)
+		}
+	}
+	require.NoError(t, out.Truncate(int64(len(data))))
+}
