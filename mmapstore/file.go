@@ -62,6 +62,10 @@ type grownStage struct {
 func Create(path string, h Header) (*File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // the path once: "create PATH: file exists"
+			return nil, &fs.PathError{Op: "create", Path: path, Err: pe.Err}
+		}
 		return nil, fmt.Errorf("mmapstore: create: %w", err)
 	}
 	return create(f, path, h)
@@ -548,10 +552,11 @@ func (f *File) Verify() error {
 		return fmt.Errorf("%w: %s", ErrClosed, f.path)
 	}
 	if !h.ChecksumCurrent() {
-		return fmt.Errorf("%w: %s", ErrChecksumStale, f.path)
+		return &fs.PathError{Op: "verify", Path: f.path, Err: ErrChecksumStale}
 	}
 	if got := f.payloadSum(); got != h.PayloadSum {
-		return fmt.Errorf("%w: %s: recorded %#016x, computed %#016x", ErrPayloadChecksum, f.path, h.PayloadSum, got)
+		err := fmt.Errorf("%w: recorded %#016x, computed %#016x", ErrPayloadChecksum, h.PayloadSum, got)
+		return &fs.PathError{Op: "verify", Path: f.path, Err: err}
 	}
 	return nil
 }

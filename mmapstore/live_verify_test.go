@@ -3,8 +3,10 @@ package mmapstore_test
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -121,4 +123,32 @@ func TestNewLiveVerifiesFirstFileUnlessTrusted(t *testing.T) {
 	require.NoError(t, os.Rename(next, path))
 	_, err = live.Reload()
 	require.ErrorIs(t, err, mmapstore.ErrPayloadChecksum, "later files are still verified")
+}
+
+// Verify and Create name the file the way opens do: one *fs.PathError, the
+// path once, the sentinel (or the system's error) inside.
+func TestVerifyAndCreateErrorShape(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.bloom")
+	build(t, path, "k", 1000)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	data[mmapstore.PayloadOffset] ^= 0xff
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+
+	f, err := standard.OpenReadOnly(path)
+	require.NoError(t, err)
+	defer f.Close()
+	err = f.Verify()
+	require.ErrorIs(t, err, mmapstore.ErrPayloadChecksum)
+	var pe *fs.PathError
+	require.ErrorAs(t, err, &pe)
+	require.Equal(t, "verify", pe.Op)
+	require.Equal(t, 1, strings.Count(err.Error(), path), err.Error())
+
+	_, err = standard.Create(path, 1000, 0.01)
+	require.ErrorIs(t, err, fs.ErrExist)
+	require.ErrorAs(t, err, &pe)
+	require.Equal(t, "create", pe.Op)
+	require.Equal(t, 1, strings.Count(err.Error(), path), err.Error())
 }
