@@ -1,19 +1,19 @@
 package scalable
 
-import "github.com/bloomkit/bloomkit/internal/hashing"
+import "github.com/bloomkit/bloomkit"
 
 // Scheme returns the hashing scheme the filter hashes keys with, as its file
 // records it: bloomkit.Scheme1 for files made before scheme 2 existed (they
 // keep answering as they always did), bloomkit.Scheme2 for new filters
 // unless WithScheme chose otherwise. Every stage uses it.
-func (f *Filter) Scheme() hashing.Scheme { return f.cfg.scheme }
+func (f *Filter) Scheme() bloomkit.Scheme { return f.cfg.scheme }
 
 // Hash returns the digest of key under the filter's Scheme and Seed: what
 // Add and Contains compute once and test against every stage, for
 // AddDigest and ContainsDigest. It does not allocate.
-func (f *Filter) Hash(key []byte) hashing.Digest { return f.cfg.scheme.Sum(key, f.cfg.seed) }
+func (f *Filter) Hash(key []byte) bloomkit.Digest { return f.cfg.scheme.Sum(key, f.cfg.seed) }
 
 // HashString is Hash for a string key, without copying it.
-func (f *Filter) HashString(key string) hashing.Digest {
+func (f *Filter) HashString(key string) bloomkit.Digest {
 	return f.cfg.scheme.SumString(key, f.cfg.seed)
 }

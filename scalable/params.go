@@ -1,6 +1,8 @@
 package scalable
 
 import (
+	"github.com/bloomkit/bloomkit"
+
 	"fmt"
 	"math"
 
@@ -49,7 +51,7 @@ func WithSeed(seed uint64) Option { return func(c *config) { c.seed = seed } }
 // the default is bloomkit.DefaultScheme, scheme 2). It is stored in the
 // filter's file. Scheme 1 is for files that builds older than scheme 2 must
 // read; any other value is ErrInvalid.
-func WithScheme(s hashing.Scheme) Option { return func(c *config) { c.scheme = s } }
+func WithScheme(s bloomkit.Scheme) Option { return func(c *config) { c.scheme = s } }
 
 // WithGrowth sets s, the capacity ratio between consecutive stages: 1 to
 // 1e6, default 2. A larger s means fewer stages (faster lookups) and more

@@ -1,20 +1,20 @@
 package standard
 
-import "github.com/bloomkit/bloomkit/internal/hashing"
+import "github.com/bloomkit/bloomkit"
 
 // Scheme returns the hashing scheme the filter hashes keys with, as its file
 // records it: bloomkit.Scheme1 for files made before scheme 2 existed (they
 // keep answering as they always did), bloomkit.Scheme2 for new filters
 // unless WithScheme chose otherwise.
-func (f *Filter) Scheme() hashing.Scheme { return f.geom.scheme }
+func (f *Filter) Scheme() bloomkit.Scheme { return f.geom.scheme }
 
 // Hash returns the digest of key under the filter's Scheme and Seed: what
 // Add and Contains compute before they probe, for the *Digest methods. Hash a key
 // once and use the digest with every filter of the same Scheme and Seed (the
 // shards of a sharded filter, say). It does not allocate.
-func (f *Filter) Hash(key []byte) hashing.Digest { return f.geom.scheme.Sum(key, f.geom.seed) }
+func (f *Filter) Hash(key []byte) bloomkit.Digest { return f.geom.scheme.Sum(key, f.geom.seed) }
 
 // HashString is Hash for a string key, without copying it.
-func (f *Filter) HashString(key string) hashing.Digest {
+func (f *Filter) HashString(key string) bloomkit.Digest {
 	return f.geom.scheme.SumString(key, f.geom.seed)
 }

@@ -1,6 +1,8 @@
 package standard
 
 import (
+	"github.com/bloomkit/bloomkit"
+
 	"fmt"
 	"math"
 
@@ -28,7 +30,7 @@ func WithSeed(seed uint64) Option { return func(c *config) { c.seed = seed } }
 // the default is bloomkit.DefaultScheme, scheme 2). It is stored in the
 // filter's file. Scheme 1 is for files that builds older than scheme 2 must
 // read; any other value makes the constructor return ErrInvalid.
-func WithScheme(s hashing.Scheme) Option { return func(c *config) { c.scheme = s } }
+func WithScheme(s bloomkit.Scheme) Option { return func(c *config) { c.scheme = s } }
 
 func configure(opts []Option) config {
 	c := config{seed: DefaultSeed, scheme: hashing.Default}
