@@ -461,5 +461,6 @@ func ReadFrom(r io.Reader) (*Filter, error) {
 }
 
 func geometryOf(h mmapstore.Header) geometry {
-	return geometry{m: h.M, k: h.K, seed: h.Seed, scheme: hashing.Scheme(h.Hash), capacity: h.Capacity, p: h.TargetP}
+	scheme := hashing.Scheme(h.Hash)
+	return geometry{m: h.M, k: h.K, seed: h.Seed, scheme: scheme, hash: hashing.NewHasher(scheme, h.Seed), capacity: h.Capacity, p: h.TargetP}
 }

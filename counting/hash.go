@@ -12,9 +12,9 @@ func (f *Filter) Scheme() bloomkit.Scheme { return f.geom.scheme }
 // Add, Remove, Contains and Count compute before they probe, for the *Digest methods. Hash a key
 // once and use the digest with every filter of the same Scheme and Seed (the
 // shards of a sharded filter, say). It does not allocate.
-func (f *Filter) Hash(key []byte) bloomkit.Digest { return f.geom.scheme.Sum(key, f.geom.seed) }
+func (f *Filter) Hash(key []byte) bloomkit.Digest { return f.geom.hash.Sum(key) }
 
 // HashString is Hash for a string key, without copying it.
 func (f *Filter) HashString(key string) bloomkit.Digest {
-	return f.geom.scheme.SumString(key, f.geom.seed)
+	return f.geom.hash.SumString(key)
 }

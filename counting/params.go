@@ -46,8 +46,9 @@ type geometry struct {
 	k        uint32 // probes per key
 	seed     uint64 // hash seed
 	scheme   hashing.Scheme
-	capacity uint64  // expected items n
-	p        float64 // target rate at capacity
+	hash     hashing.Hasher // scheme and seed, ready to hash with
+	capacity uint64         // expected items n
+	p        float64        // target rate at capacity
 }
 
 // Params returns the counters m and probes k New would choose for n items at
@@ -76,7 +77,7 @@ func geometryFor(n uint64, p float64, c config) (geometry, error) {
 	if err != nil {
 		return geometry{}, err
 	}
-	return geometry{m: m, k: k, seed: c.seed, scheme: c.scheme, capacity: n, p: p}, nil
+	return geometry{m: m, k: k, seed: c.seed, scheme: c.scheme, hash: hashing.NewHasher(c.scheme, c.seed), capacity: n, p: p}, nil
 }
 
 // explicitGeometry describes an expert's m and k. The capacity is the n for
@@ -97,5 +98,5 @@ func explicitGeometry(m uint64, k uint32, c config) (geometry, error) {
 	if p >= 1 {
 		p = math.Nextafter(1, 0)
 	}
-	return geometry{m: m, k: k, seed: c.seed, scheme: c.scheme, capacity: n, p: p}, nil
+	return geometry{m: m, k: k, seed: c.seed, scheme: c.scheme, hash: hashing.NewHasher(c.scheme, c.seed), capacity: n, p: p}, nil
 }

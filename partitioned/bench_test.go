@@ -72,7 +72,7 @@ func benchFilter(b *testing.B, variant string, s benchSize) lookup {
 			b.Fatal(err)
 		}
 		if s.n > benchKeys {
-			fillRandom(p.words)
+			fillRandom(p.t.Words)
 		}
 		f = p
 	case "standard":
@@ -193,7 +193,7 @@ func BenchmarkAdd(b *testing.B) {
 					if variant == "partitioned-builder" {
 						f = builderLookup{p.Builder(), p}
 					}
-					reset = func() { clear(p.words) }
+					reset = func() { clear(p.t.Words) }
 				}
 				if err != nil {
 					b.Fatal(err)

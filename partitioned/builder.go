@@ -33,16 +33,20 @@ func (f *Filter) Builder() *Builder {
 }
 
 // Add adds key and reports whether it was new (see Filter.Add).
-func (b *Builder) Add(key []byte) bool { return b.AddDigest(b.f.Hash(key)) }
+func (b *Builder) Add(key []byte) bool {
+	if !b.f.t.AddKeySingle(key) {
+		return false
+	}
+	b.added++
+	return true
+}
 
 // AddString is Add for a string key, without copying it.
-func (b *Builder) AddString(key string) bool {
-	return b.AddDigest(b.f.HashString(key))
-}
+func (b *Builder) AddString(key string) bool { return b.Add(bytesOf(key)) }
 
 // AddDigest is Add for a digest from Filter.Hash (see Filter.AddDigest).
 func (b *Builder) AddDigest(d bloomkit.Digest) bool {
-	if !blocked.AddSingle(b.f.words, b.f.geom.m/BlockBits, d, b.f.geom.k) {
+	if !blocked.AddSingle(b.f.t.Words, b.f.geom.m/BlockBits, d, b.f.geom.k) {
 		return false
 	}
 	b.added++

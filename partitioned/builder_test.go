@@ -34,7 +34,7 @@ func TestBuilderMatchesAdd(t *testing.T) {
 		}
 	}
 	bl.Flush()
-	require.Equal(t, a.words, b.words)
+	require.Equal(t, a.t.Words, b.t.Words)
 	require.Equal(t, a.Added(), b.Added())
 	require.Zero(t, bl.AddMany(keys[:1000]), "all present")
 	require.Zero(t, testing.AllocsPerRun(10, func() { bl.Add(keys[0]) }))

@@ -28,7 +28,7 @@ func create(path string, n uint64, p float64, opts []Option, temp bool) (*Filter
 	if err != nil {
 		return nil, fmt.Errorf("partitioned: %w", err)
 	}
-	f := &Filter{geom: g}
+	f := newFilter(nil, g)
 	mf, err := filebacked.Create(path, f.header(), temp)
 	if err != nil {
 		return nil, fmt.Errorf("partitioned: %w", err)
@@ -58,14 +58,15 @@ func open(path string, readOnly bool) (*Filter, error) {
 		return nil, fmt.Errorf("partitioned: %w", err)
 	}
 	h := mf.Header()
-	f := &Filter{geom: geometryOf(h), readOnly: readOnly}
+	f := newFilter(nil, geometryOf(h))
+	f.readOnly = readOnly
 	f.added.Store(h.Count)
 	f.attach(mf)
 	return f, nil
 }
 
 func (f *Filter) attach(mf *mmapstore.File) {
-	f.words = mf.Words()
+	f.t.Words = mf.Words()
 	f.store = filebacked.NewStore(mf, f.added.Load)
 }
 
@@ -88,7 +89,7 @@ func (f *Filter) Close() error {
 	}
 	err := f.store.CloseFile()
 	if f.store.Closed() {
-		f.words = nil
+		f.t.Words = nil
 	}
 	return err
 }
@@ -102,7 +103,7 @@ func (f *Filter) Close() error {
 func (f *Filter) Publish() error {
 	err := f.store.PublishFile()
 	if f.store.Closed() {
-		f.words = nil
+		f.t.Words = nil
 	}
 	return err
 }

@@ -30,7 +30,7 @@ var _ io.WriterTo = (*Filter)(nil)
 // Add. One goroutine that builds a filter alone adds faster through a
 // Builder.
 type Filter struct {
-	words    []uint64 // whole blocks; the first starts a cache line
+	t        blocked.Table // the words (whole blocks; the first starts a cache line), shape and hash
 	geom     geometry
 	added    atomic.Uint64
 	readOnly bool
@@ -60,12 +60,18 @@ func NewWithSize(m uint64, k uint32, opts ...Option) (*Filter, error) {
 	return newInMemory(g)
 }
 
+// newFilter returns the filter of geometry g over words (nil for one whose
+// file is yet to be attached).
+func newFilter(words []uint64, g geometry) *Filter {
+	return &Filter{t: blocked.NewTable(words, g.blocks(), g.k, g.scheme, g.seed), geom: g}
+}
+
 func newInMemory(g geometry) (*Filter, error) {
 	bytes := mmapstore.CellBytes(g.m, 1)
 	if err := sizing.CheckMemory(bytes); err != nil {
 		return nil, fmt.Errorf("partitioned: %w", err)
 	}
-	return &Filter{words: blocked.AlignedWords(bytes / 8), geom: g}, nil
+	return newFilter(blocked.AlignedWords(bytes/8), g), nil
 }
 
 // Add adds key and reports whether it was new: true when at least one of its
@@ -77,12 +83,17 @@ func newInMemory(g geometry) (*Filter, error) {
 // Add on a filter opened with OpenReadOnly is a programming error: it panics
 // with an error wrapping ErrReadOnly (it never writes to the read-only
 // mapping, which would fault the process).
-func (f *Filter) Add(key []byte) bool { return f.AddDigest(f.Hash(key)) }
+func (f *Filter) Add(key []byte) bool {
+	f.writable()
+	if !f.t.AddKey(key) {
+		return false
+	}
+	f.added.Add(1)
+	return true
+}
 
 // AddString is Add for a string key, without copying it.
-func (f *Filter) AddString(key string) bool {
-	return f.AddDigest(f.HashString(key))
-}
+func (f *Filter) AddString(key string) bool { return f.Add(bytesOf(key)) }
 
 // AddDigest is Add for a digest from Hash, or from bloomkit.Hash with this
 // filter's Scheme and Seed: hash once, add to many filters. A digest made
@@ -90,7 +101,7 @@ func (f *Filter) AddString(key string) bool {
 // answers for it mean nothing.
 func (f *Filter) AddDigest(d bloomkit.Digest) bool {
 	f.writable()
-	if !blocked.Add(f.words, f.geom.m/BlockBits, d, f.geom.k) {
+	if !blocked.Add(f.t.Words, f.geom.m/BlockBits, d, f.geom.k) {
 		return false
 	}
 	f.added.Add(1)
@@ -131,9 +142,9 @@ func (f *Filter) addMany(keys [][]byte, single bool) int {
 			ds[i] = f.Hash(k)
 		}
 		if single {
-			added += blocked.AddSingleBatch(f.words, f.geom.blocks(), f.geom.k, ds[:n])
+			added += blocked.AddSingleBatch(f.t.Words, f.geom.blocks(), f.geom.k, ds[:n])
 		} else {
-			added += blocked.AddBatch(f.words, f.geom.blocks(), f.geom.k, ds[:n])
+			added += blocked.AddBatch(f.t.Words, f.geom.blocks(), f.geom.k, ds[:n])
 		}
 		keys = keys[n:]
 	}
@@ -143,18 +154,14 @@ func (f *Filter) addMany(keys [][]byte, single bool) int {
 // Contains reports whether key may have been added; false means definitely
 // not. A true answer is wrong with probability about EstimatedFPR. It reads
 // one 64-byte cache line of the filter.
-func (f *Filter) Contains(key []byte) bool {
-	return f.ContainsDigest(f.Hash(key))
-}
+func (f *Filter) Contains(key []byte) bool { return f.t.ContainsKey(key) }
 
 // ContainsString is Contains for a string key, without copying it.
-func (f *Filter) ContainsString(key string) bool {
-	return f.ContainsDigest(f.HashString(key))
-}
+func (f *Filter) ContainsString(key string) bool { return f.t.ContainsKey(bytesOf(key)) }
 
 // ContainsDigest is Contains for a digest from Hash (see AddDigest).
 func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
-	return blocked.Contains(f.words, f.geom.m/BlockBits, d, f.geom.k)
+	return blocked.Contains(f.t.Words, f.geom.m/BlockBits, d, f.geom.k)
 }
 
 // ContainsMany sets found[i] to Contains(keys[i]) for every key and returns
@@ -173,7 +180,7 @@ func (f *Filter) ContainsMany(keys [][]byte, found []bool) []bool {
 		for i, k := range keys[:n] {
 			ds[i] = f.Hash(k)
 		}
-		blocked.ContainsBatch(f.words, f.geom.blocks(), f.geom.k, ds[:n], out)
+		blocked.ContainsBatch(f.t.Words, f.geom.blocks(), f.geom.k, ds[:n], out)
 		keys, out = keys[n:], out[n:]
 	}
 	return found
@@ -193,7 +200,7 @@ func (f *Filter) K() uint32 { return f.geom.k }
 func (f *Filter) Bits() uint64 { return f.geom.m }
 
 // Bytes returns the memory the bit array takes: m/8.
-func (f *Filter) Bytes() uint64 { return uint64(len(f.words)) * 8 }
+func (f *Filter) Bytes() uint64 { return uint64(len(f.t.Words)) * 8 }
 
 // Blocks returns the number of 512-bit blocks.
 func (f *Filter) Blocks() uint64 { return f.geom.blocks() }
@@ -210,7 +217,7 @@ func (f *Filter) Added() uint64 { return f.added.Load() }
 // set bits X: -(m/k) ln(1 - X/m) (Swamidass and Baldi 2007; blocking changes
 // it little). O(m/64). A completely full filter returns math.MaxUint64.
 func (f *Filter) ApproxCount() uint64 {
-	c := sizing.EstimateCount(bitset.Count(f.words), f.geom.m, f.geom.k)
+	c := sizing.EstimateCount(bitset.Count(f.t.Words), f.geom.m, f.geom.k)
 	if c >= math.MaxUint64 {
 		return math.MaxUint64
 	}
@@ -219,13 +226,13 @@ func (f *Filter) ApproxCount() uint64 {
 
 // FillRatio returns the fraction of bits that are set. O(m/64).
 func (f *Filter) FillRatio() float64 {
-	return float64(bitset.Count(f.words)) / float64(f.geom.m)
+	return float64(bitset.Count(f.t.Words)) / float64(f.geom.m)
 }
 
 // EstimatedFPR returns the false-positive rate of the filter as it stands:
 // the mean over blocks of (bits set in the block / 512)^k, which is exactly
 // the chance that a key never added tests present. O(m/64).
-func (f *Filter) EstimatedFPR() float64 { return blocked.StateFPR(f.words, f.geom.k) }
+func (f *Filter) EstimatedFPR() float64 { return blocked.StateFPR(f.t.Words, f.geom.k) }
 
 // ReadOnly reports whether the filter was opened with OpenReadOnly.
 func (f *Filter) ReadOnly() bool { return f.readOnly }
@@ -250,7 +257,7 @@ func (f *Filter) Union(other *Filter) error {
 	if err := f.compatible("union", other); err != nil {
 		return err
 	}
-	bitset.Or(f.words, other.words)
+	bitset.Or(f.t.Words, other.t.Words)
 	f.added.Store(f.ApproxCount())
 	return nil
 }
@@ -264,7 +271,7 @@ func (f *Filter) Intersect(other *Filter) error {
 	if err := f.compatible("intersect", other); err != nil {
 		return err
 	}
-	bitset.And(f.words, other.words)
+	bitset.And(f.t.Words, other.t.Words)
 	f.added.Store(f.ApproxCount())
 	return nil
 }
@@ -293,7 +300,7 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 	if err := f.usable(); err != nil {
 		return 0, err
 	}
-	return mmapstore.WriteStream(w, f.header(), f.words)
+	return mmapstore.WriteStream(w, f.header(), f.t.Words)
 }
 
 // WriteFile writes the filter to path atomically: readers of path see the old
@@ -315,7 +322,7 @@ func ReadFrom(r io.Reader) (*Filter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("partitioned: %w", err)
 	}
-	f := &Filter{words: blocked.Aligned(words), geom: geometryOf(h)}
+	f := newFilter(blocked.Aligned(words), geometryOf(h))
 	f.added.Store(h.Count)
 	return f, nil
 }

@@ -135,7 +135,7 @@ func TestManyMatchesSingle(t *testing.T) {
 		}
 	}
 	require.Equal(t, single, b.AddMany(keys))
-	require.Equal(t, a.words, b.words)
+	require.Equal(t, a.t.Words, b.t.Words)
 	require.Equal(t, a.Added(), b.Added())
 
 	var probe [][]byte

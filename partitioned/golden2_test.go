@@ -52,7 +52,7 @@ func TestGoldenFileScheme2(t *testing.T) {
 // 2, without any file.
 func TestGoldenBitLayoutScheme2(t *testing.T) {
 	f := goldenFilterOf(t, hashing.Scheme2)
-	require.Equal(t, uint64(0x31847cd89b4ef955), filtertest.LayoutHash(f.words))
+	require.Equal(t, uint64(0x31847cd89b4ef955), filtertest.LayoutHash(f.t.Words))
 	require.EqualValues(t, 3958, bitsSet(f)) // fill 0.387 ≈ 1 - e^(-5*1000/10240)
 }
 

@@ -64,7 +64,7 @@ func TestGoldenFile(t *testing.T) {
 // a change to hashing or probing fails here even if the format is untouched.
 func TestGoldenBitLayout(t *testing.T) {
 	f := goldenFilter(t)
-	require.Equal(t, uint64(0x57992cb1b03d01dd), filtertest.LayoutHash(f.words))
+	require.Equal(t, uint64(0x57992cb1b03d01dd), filtertest.LayoutHash(f.t.Words))
 	require.EqualValues(t, 3993, bitsSet(f)) // fill 0.390 ≈ 1 - e^(-5*1000/10240)
 }
 

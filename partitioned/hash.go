@@ -1,6 +1,10 @@
 package partitioned
 
-import "github.com/bloomkit/bloomkit"
+import (
+	"unsafe"
+
+	"github.com/bloomkit/bloomkit"
+)
 
 // Scheme returns the hashing scheme the filter hashes keys with, as its file
 // records it: bloomkit.Scheme1 for files made before scheme 2 existed (they
@@ -12,9 +16,13 @@ func (f *Filter) Scheme() bloomkit.Scheme { return f.geom.scheme }
 // Add and Contains compute before they probe, for the *Digest methods. Hash a key
 // once and use the digest with every filter of the same Scheme and Seed (the
 // shards of a sharded filter, say). It does not allocate.
-func (f *Filter) Hash(key []byte) bloomkit.Digest { return f.geom.scheme.Sum(key, f.geom.seed) }
+func (f *Filter) Hash(key []byte) bloomkit.Digest { return f.t.Digest(key) }
 
 // HashString is Hash for a string key, without copying it.
 func (f *Filter) HashString(key string) bloomkit.Digest {
-	return f.geom.scheme.SumString(key, f.geom.seed)
+	return f.t.Hash.SumString(key)
 }
+
+// bytesOf returns the bytes of s without copying them, for the keyed paths
+// that only read a key.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }

@@ -41,7 +41,7 @@ func (f *Filter) UnmarshalBinary(data []byte) error {
 	if err != nil {
 		return err
 	}
-	f.words, f.geom, f.readOnly = g.words, g.geom, false
+	f.t, f.geom, f.readOnly = g.t, g.geom, false
 	f.added.Store(g.added.Load())
 	return nil
 }

@@ -13,7 +13,7 @@ func TestBinaryEncoding(t *testing.T) {
 		New:        func() (*Filter, error) { return New(20000, 0.01) },
 		Create:     func(path string) (*Filter, error) { return Create(path, 20000, 0.01) },
 		ReadFrom:   ReadFrom,
-		Words:      func(f *Filter) []uint64 { return f.words },
+		Words:      func(f *Filter) []uint64 { return f.t.Words },
 		ErrInvalid: ErrInvalid,
 	})
 }

@@ -24,7 +24,7 @@ var variant = filtertest.Variant[*Filter]{
 	OpenReadOnly: OpenReadOnly,
 	ReadFrom:     func(r io.Reader) (*Filter, error) { return ReadFrom(r) },
 	Cells:        (*Filter).Bits,
-	Words:        func(f *Filter) []uint64 { return f.words },
+	Words:        func(f *Filter) []uint64 { return f.t.Words },
 	Geometry:     func(f *Filter) any { return f.geom },
 	FPR:          FPR,
 	ErrInvalid:   ErrInvalid,
