@@ -19,7 +19,7 @@ func TestTableMatchesDigestPath(t *testing.T) {
 	key := make([]byte, 300)
 	for _, scheme := range []hashing.Scheme{hashing.Scheme1, hashing.Scheme2} {
 		for _, blocks := range []uint64{1, 37, smallWords/BlockWords + 1} {
-			for _, k := range []uint32{1, 2, 6, 7, 8, 14, 20} {
+			for _, k := range []uint32{1, 2, 3, 4, 5, 6, 7, 8, 9, 14, 20} {
 				seed := r.Uint64()
 				a := NewTable(AlignedWords(blocks*BlockWords), blocks, k, scheme, seed)
 				b := NewTable(AlignedWords(blocks*BlockWords), blocks, k, scheme, seed)
