@@ -32,6 +32,7 @@ type Filter struct {
 	stages   atomic.Pointer[[]*stage] // newest last; replaced, never changed
 	grow     sync.Mutex               // held while a stage is added
 	cfg      config
+	hash     hashing.Hasher // cfg's scheme and seed, ready to hash with
 	n0       uint64
 	p        float64
 	limitErr atomic.Pointer[error] // why the filter stopped growing, once it did
@@ -109,7 +110,7 @@ func newFilter(n0 uint64, p float64, opts []Option) (*Filter, mmapstore.Stage, e
 		return nil, mmapstore.Stage{}, fmt.Errorf("scalable: %w: the first stage takes %d bytes, WithMaxBytes allows %d",
 			ErrTooLarge, b, c.maxBytes)
 	}
-	return &Filter{cfg: c, n0: n0, p: p}, g, nil
+	return &Filter{cfg: c, hash: hashing.NewHasher(c.scheme, c.seed), n0: n0, p: p}, g, nil
 }
 
 // newStage makes stage i, in the file for a file-backed filter, else in
@@ -542,7 +543,7 @@ func headerConfig(h mmapstore.Header) config {
 // fromHeader rebuilds a filter from a header that passed checkHeader, its
 // configuration and each stage's words.
 func fromHeader(h mmapstore.Header, c config, stageWords func(i int) []uint64) *Filter {
-	f := &Filter{cfg: c, n0: h.Capacity, p: h.TargetP}
+	f := &Filter{cfg: c, hash: hashing.NewHasher(c.scheme, c.seed), n0: h.Capacity, p: h.TargetP}
 	st := make([]*stage, len(h.Stages))
 	for i, g := range h.Stages {
 		st[i] = newStageOf(stageWords(i), g)

@@ -11,9 +11,9 @@ func (f *Filter) Scheme() bloomkit.Scheme { return f.cfg.scheme }
 // Hash returns the digest of key under the filter's Scheme and Seed: what
 // Add and Contains compute once and test against every stage, for
 // AddDigest and ContainsDigest. It does not allocate.
-func (f *Filter) Hash(key []byte) bloomkit.Digest { return f.cfg.scheme.Sum(key, f.cfg.seed) }
+func (f *Filter) Hash(key []byte) bloomkit.Digest { return f.hash.Sum(key) }
 
 // HashString is Hash for a string key, without copying it.
 func (f *Filter) HashString(key string) bloomkit.Digest {
-	return f.cfg.scheme.SumString(key, f.cfg.seed)
+	return f.hash.SumString(key)
 }

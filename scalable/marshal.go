@@ -41,7 +41,7 @@ func (f *Filter) UnmarshalBinary(data []byte) error {
 	if err != nil {
 		return err
 	}
-	f.cfg, f.n0, f.p, f.readOnly = g.cfg, g.n0, g.p, false
+	f.cfg, f.hash, f.n0, f.p, f.readOnly = g.cfg, g.hash, g.n0, g.p, false
 	f.limitErr.Store(g.limitErr.Load())
 	f.stages.Store(g.stages.Load())
 	return nil
