@@ -242,3 +242,43 @@ func TestGrowthOldKeysNotNew(t *testing.T) {
 	require.Zero(t, added)
 	require.Equal(t, before, stageCounts(t, ctx, f), "re-added keys counted nowhere")
 }
+
+// TestStaleHandleFindsNewStages: a handle that read the header before
+// other clients added stages still finds, in single lookups and batches,
+// every key those clients put in the new stages (the lookup sees the next
+// stage exists and rereads the header), and finds absent what no one added.
+func TestStaleHandleFindsNewStages(t *testing.T) {
+	ctx, c := testCtx(t), client(t)
+	name := filterName(t)
+	stale, err := Create(ctx, c, name, 1000, 0.01, WithGrowth())
+	require.NoError(t, err)
+	other, err := Open(ctx, c, name, 1000, 0.01, WithGrowth())
+	require.NoError(t, err)
+	ks := keys(0, 5000)
+	_, err = other.AddMany(ctx, ks)
+	require.NoError(t, err)
+	require.Greater(t, other.Stages(), 2)
+	require.Equal(t, 1, stale.Stages(), "the stale handle has not looked yet")
+	for i, k := range ks[:300] { // one per call: the pipelined path
+		ok, err := stale.Contains(ctx, k)
+		require.NoError(t, err)
+		require.True(t, ok, "key %d, added to a stage the handle had not seen", i)
+	}
+	require.Equal(t, other.Stages(), stale.Stages())
+	fresh, err := Open(ctx, c, name, 1000, 0.01, WithGrowth())
+	require.NoError(t, err)
+	found := make([]bool, len(ks))
+	require.NoError(t, fresh.ContainsMany(ctx, ks, found))
+	for i, ok := range found {
+		require.True(t, ok, "key %d in a batch", i)
+	}
+	falsePos := 0
+	for _, k := range keys(100_000, 101_000) {
+		ok, err := stale.Contains(ctx, k)
+		require.NoError(t, err)
+		if ok {
+			falsePos++
+		}
+	}
+	require.Less(t, falsePos, 30, "1000 absent keys at p = 0.01") // mean 10 at most; 30 is > 6 sd out
+}

@@ -257,43 +257,67 @@ func (f *Filter) containsOne(ctx context.Context, k input) (bool, error) {
 	return found, err
 }
 
-// lookup answers keys: by GETRANGE for a fixed filter, by script for a
-// growing one.
+// lookup answers keys. A fixed filter's keys, and a single key of a growing
+// filter, are read with plain commands in one pipelined round trip: a
+// STRLEN of each segment touched (a missing or cut segment is a fault, not
+// an answer), a GETRANGE of each key's block in each stage, and for a
+// growing filter an EXISTS of the next stage's first segment in the key's
+// shard (a stage added since the header was read is a stale fault, so a key
+// added there is not missed). That costs Redis well under a microsecond a
+// command; a script call costs 2 µs before it does anything (BenchmarkRatioToPing:
+// a single Contains on a growing filter 1.39 -> 1.0x a PING). Batches of a
+// growing filter, which may touch every stage for thousands of keys, go
+// through the script, one call per shard.
 func (f *Filter) lookup(ctx context.Context, keys []input, res func(i int, ok bool)) error {
-	if f.st.Load().h.growing() {
-		return f.do(ctx, "c", keys, func(i int, r byte) { res(i, r == keyNew) })
+	script := func() error { return f.do(ctx, "c", keys, func(i int, r byte) { res(i, r == keyNew) }) }
+	if f.st.Load().h.growing() && len(keys) > 1 {
+		return script()
 	}
 	first := f.st.Load().h
-	return f.retry(ctx, func(st *state, _ bool) (fault, string, error) {
-		if st.h.growing() { // replaced by a growing filter
-			return faultNone, "", f.do(ctx, "c", keys, func(i int, r byte) { res(i, r == keyNew) })
+	return f.retry(ctx, func(st *state, strict bool) (fault, string, error) {
+		if st.h.growing() && len(keys) > 1 { // replaced by a growing filter
+			return faultNone, "", script()
 		}
 		type q struct {
-			d   hashing.Digest
+			m   blocked.Masks
 			blk *redis.StringCmd
 		}
-		qs := make([]q, len(keys))
-		lens := map[uint64]*redis.IntCmd{} // one STRLEN per segment of the batch
+		last := len(st.stages) - 1
+		qs := make([]q, 0, len(keys)*len(st.stages))
+		type segID struct{ stage, seg uint64 }
+		lens := map[segID]*redis.IntCmd{} // one STRLEN per segment of the batch
+		var next []*redis.IntCmd
 		pipe := f.c.Pipeline()
-		ss := &st.stages[0]
 		for i := range keys {
 			if k := &keys[i]; k.digest != nil && (st.h.seed != k.seed || st.h.scheme != k.scheme) {
 				return faultNone, "", fmt.Errorf("%w: %q was replaced by a filter of seed %d and hashing scheme %d; the digest is under seed %d, scheme %d",
 					ErrMismatch, f.name, st.h.seed, st.h.scheme, first.seed, first.scheme)
 			}
 			d := st.sum(&keys[i])
-			_, seg, off := st.locate(0, d)
-			if lens[seg] == nil {
-				lens[seg] = pipe.StrLen(ctx, ss.seg[seg])
+			for s := last; s >= 0; s-- { // the newest first, where most keys are
+				ss := &st.stages[s]
+				unit, seg, off := st.locate(s, d)
+				if s == last && st.h.growing() && strict {
+					next = append(next, pipe.Exists(ctx, ss.next[unit]))
+				}
+				if id := (segID{uint64(s), seg}); lens[id] == nil {
+					lens[id] = pipe.StrLen(ctx, ss.seg[seg])
+				}
+				qs = append(qs, q{m: blocked.MasksOf(d, st.h.stages[s].k), blk: pipe.GetRange(ctx, ss.seg[seg], int64(off), int64(off+blockBytes-1))})
 			}
-			qs[i] = q{d: d, blk: pipe.GetRange(ctx, ss.seg[seg], int64(off), int64(off+blockBytes-1))}
 		}
 		if _, err := pipe.Exec(ctx); err != nil {
 			return faultNone, "", redisErr("contains", f.name, err)
 		}
-		for seg, l := range lens {
-			if strconv.FormatInt(l.Val(), 10) != ss.segLen[seg] {
-				return faultMissing, fmt.Sprintf("%s is %d bytes, want %s", ss.seg[seg], l.Val(), ss.segLen[seg]), nil
+		for _, e := range next {
+			if e.Val() != 0 {
+				return faultStale, "", nil
+			}
+		}
+		for id, l := range lens {
+			ss := &st.stages[id.stage]
+			if strconv.FormatInt(l.Val(), 10) != ss.segLen[id.seg] {
+				return faultMissing, fmt.Sprintf("%s is %d bytes, want %s", ss.seg[id.seg], l.Val(), ss.segLen[id.seg]), nil
 			}
 		}
 		for _, q := range qs {
@@ -301,9 +325,15 @@ func (f *Filter) lookup(ctx context.Context, keys []input, res func(i int, ok bo
 				return faultMissing, fmt.Sprintf("a block of %q is %d bytes", f.name, len(q.blk.Val())), nil
 			}
 		}
-		k := st.h.first().k
-		for i, q := range qs {
-			res(i, testBlock(q.blk.Val(), blocked.MasksOf(q.d, k)))
+		for i := range keys {
+			found := false
+			for _, q := range qs[i*len(st.stages) : (i+1)*len(st.stages)] {
+				if testBlock(q.blk.Val(), q.m) {
+					found = true
+					break
+				}
+			}
+			res(i, found)
 		}
 		return faultNone, "", nil
 	})

@@ -76,6 +76,16 @@ func TestContainsChecksSegmentLength(t *testing.T) {
 	require.ErrorIs(t, f.ContainsMany(ctx, keys(0, 10), make([]bool, 10)), ErrMissing)
 	_, err = f.Add(ctx, []byte("a"))
 	require.ErrorIs(t, err, ErrMissing)
+
+	// A growing filter's single lookups are plain commands too: the same.
+	g, err := Create(ctx, c, name+":growing", 1000, 0.01, WithGrowth())
+	require.NoError(t, err)
+	for _, seg := range g.st.Load().stages[0].seg {
+		require.NoError(t, c.Append(ctx, seg, "x").Err())
+	}
+	_, err = g.Contains(ctx, []byte("a"))
+	require.ErrorIs(t, err, ErrMissing)
+	require.ErrorIs(t, g.ContainsMany(ctx, keys(0, 10), make([]bool, 10)), ErrMissing)
 }
 
 // TestLayout1HeaderAttaches: a filter pushed by the previous build (layout
