@@ -160,9 +160,18 @@ func buildCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		if err != nil {
 			return err
 		}
+		// The new file is this goroutine's alone until it is published: a
+		// variant with a single-writer path (partitioned's Builder) fills
+		// it with plain stores.
+		add := func(line []byte) (bool, error) { return v.tryAdd(f, line) }
+		done := func() {}
+		if v.bulk != nil {
+			bulkAdd, flush := v.bulk(f)
+			add, done = func(line []byte) (bool, error) { return bulkAdd(line), nil }, flush
+		}
 		var added, fresh uint64
 		err = src.each(func(line []byte) error {
-			isNew, err := v.tryAdd(f, line)
+			isNew, err := add(line)
 			if err != nil {
 				return err
 			}
@@ -172,6 +181,7 @@ func buildCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 			}
 			return nil
 		})
+		done()
 		if err == nil && counted && added != ff.n.n {
 			err = fmt.Errorf("the input changed while it was read: %d keys counted, then %d read; %s left as it was", ff.n.n, added, *out)
 		}

@@ -14,6 +14,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/bloomkit/bloomkit/mmapstore"
+	"github.com/bloomkit/bloomkit/partitioned"
 )
 
 var bloomkitBin string // the built command, shared by every test
@@ -385,4 +388,34 @@ func bigKeys(prefix string, size int) string {
 		fmt.Fprintf(&b, "%s%08d\n", prefix, i)
 	}
 	return b.String()
+}
+
+// TestBuildPartitionedMatchesAdd: build fills a new partitioned file with
+// the single-writer Builder; the file is the one Filter.Add makes of the
+// same keys (every word, and the count of new keys in its header, which the
+// Builder reaches only when flushed before the publish).
+func TestBuildPartitionedMatchesAdd(t *testing.T) {
+	dir := t.TempDir()
+	lines := keyLines("u", 20000) + keyLines("u", 300) // repeats are not new
+	writeFile(t, filepath.Join(dir, "keys.txt"), lines)
+	out := bkIn(t, dir, "", "build", "-variant", "partitioned", "-n", "20000", "-p", "0.001", "-o", "p.bloom", "keys.txt").ok(t)
+
+	got, err := partitioned.OpenReadOnly(filepath.Join(dir, "p.bloom"))
+	require.NoError(t, err)
+	defer got.Close()
+	want, err := partitioned.New(20000, 0.001)
+	require.NoError(t, err)
+	for _, k := range strings.Split(strings.TrimSuffix(lines, "\n"), "\n") {
+		want.Add([]byte(k))
+	}
+	require.Equal(t, want.Added(), got.Added(), "the header's count")
+	require.Contains(t, out, fmt.Sprintf("filter of 20300 keys (%d distinct by the filter)", want.Added()))
+	require.Greater(t, want.Added(), uint64(19900), "at most a few keys of 20000 are false positives at 0.1%")
+	var a, b bytes.Buffer
+	_, err = want.WriteTo(&a)
+	require.NoError(t, err)
+	_, err = got.WriteTo(&b)
+	require.NoError(t, err)
+	require.Equal(t, a.Len(), b.Len())
+	require.True(t, bytes.Equal(a.Bytes()[mmapstore.PayloadOffset:], b.Bytes()[mmapstore.PayloadOffset:]), "the same bits")
 }

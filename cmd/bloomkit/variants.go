@@ -49,6 +49,10 @@ type variant struct {
 	tryAdd func(f filter, key []byte) (bool, error)
 	// remove deletes a key; nil for variants that cannot.
 	remove func(f filter, key []byte) bool
+	// bulk, where set, returns the adds of one goroutine that fills a
+	// filter nobody else uses yet (build's new file): plain stores instead
+	// of atomic ones. done must be called before the filter is published.
+	bulk func(f filter) (add func(key []byte) bool, done func())
 }
 
 var variants = map[string]*variant{}
@@ -138,8 +142,13 @@ func init() {
 	c.remove = func(f filter, key []byte) bool { return f.(*counting.Filter).Remove(key) }
 	register(c)
 
-	register(variantOf("partitioned", mmapstore.Partitioned, partitioned.New, partitioned.Create, partitioned.CreateTemp,
-		partitioned.Open, partitioned.OpenReadOnly, (*partitioned.Filter).Publish, (*partitioned.Filter).Union))
+	pt := variantOf("partitioned", mmapstore.Partitioned, partitioned.New, partitioned.Create, partitioned.CreateTemp,
+		partitioned.Open, partitioned.OpenReadOnly, (*partitioned.Filter).Publish, (*partitioned.Filter).Union)
+	pt.bulk = func(f filter) (func([]byte) bool, func()) {
+		b := f.(*partitioned.Filter).Builder()
+		return b.Add, b.Flush
+	}
+	register(pt)
 
 	// Scalable filters grow stage by stage; their stages differ from file to
 	// file, so there is no union.
