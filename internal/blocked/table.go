@@ -8,21 +8,24 @@ import (
 
 // Table is one blocked filter as its keyed operations need it: the words,
 // the shape, and the key hash with its seed's constants worked out. Its
-// ContainsKey, AddKey and AddKeySingle are the whole path from a key to its
-// bits in one function each: a key of 9 to 16 bytes is hashed in line, and
-// nothing else is called on the way to the block (a key of 17 bytes or more
-// costs one call to the hash).
+// ContainsKey and AddKeySingle are the whole path from a key to its bits in
+// one function each: a key of 9 to 16 bytes is hashed in line, and nothing
+// else is called on the way to the block (a key of 17 bytes or more costs
+// one call to the hash). AddKey hashes the same way and calls Add.
 //
 // That is a measured choice, not a style (BenchmarkDuel of the benchmarks
 // module, ratios to blobloom in one run, 16-byte keys). Calling the XXH3
 // library and then the Digest function made a miss on a 12 MB filter 1.30
 // times blobloom's; hashing in line made it 1.00. A lookup there is
 // bounded by how many keys' cache misses are in flight at once, and every
-// instruction and call between two keys' misses counts. The probe loops
-// are written out here again rather than calling Contains, Add and
-// AddSingle (which set and test the same bits, for digests; a test pins
-// the two paths together): the calls measured 1-4% slower, enough to move
-// the Builder from 0.99 to 1.04 times blobloom's adds at 1e7 keys.
+// instruction and call between two keys' misses counts. For k <= 7 (every
+// target down to about 1e-4) ContainsKey and AddKeySingle write their probe
+// loops out here rather than calling Contains and AddSingle after the hash
+// (which set and test the same bits, for digests; a test pins the two
+// paths together): the calls measured 1-4% slower, enough to move the
+// Builder from 0.99 to 1.04 times blobloom's adds at 1e7 keys. Larger k,
+// a closed table and AddKey (which waits for its locked instructions
+// anyway) call them.
 //
 // The fields must not change while an operation runs; Words may be set to
 // nil (a closed filter) between operations: ContainsKey then answers true
@@ -59,25 +62,13 @@ func (t *Table) ContainsKey(key []byte) bool {
 	default:
 		h = t.Hash.Sum64(key)
 	}
-	words, k := t.Words, t.K
-	if len(words) == 0 { // a closed filter rules nothing out
-		return true
+	words, k, h2 := t.Words, t.K, hashing.Mix(h)
+	if k > probesPerWord || len(words) == 0 { // targets below about 1e-4, or closed
+		return Contains(words, t.Blocks, hashing.Digest{H1: h, H2: h2}, k)
 	}
 	b := hashing.Reduce(h, t.Blocks)
 	blk := (*[BlockWords]uint64)(words[b*BlockWords : b*BlockWords+BlockWords])
-	h2 := hashing.Mix(h)
 	x := h2 >> 1
-	if k > probesPerWord {
-		ps := probes{x: x, h2: h2, left: probesPerWord}
-		for i := k; i > 0; i-- {
-			var p uint64
-			p, ps = ps.next()
-			if atomic.LoadUint64(&blk[p>>6])&(1<<(p&63)) == 0 {
-				return false
-			}
-		}
-		return true
-	}
 	// The probes written out, last first, entered by k: no loop counter
 	// (hits 7% and misses 10% faster on a 1.2 MB filter than the loop).
 	if len(words) <= smallWords {
@@ -181,31 +172,18 @@ func (t *Table) AddKeySingle(key []byte) bool {
 	default:
 		h = t.Hash.Sum64(key)
 	}
-	words := t.Words
-	if len(words) == 0 { // a closed filter: nothing to write
-		return false
+	words, k, h2 := t.Words, t.K, hashing.Mix(h)
+	if k > probesPerWord || len(words) == 0 { // targets below about 1e-4, or closed
+		return AddSingle(words, t.Blocks, hashing.Digest{H1: h, H2: h2}, k)
 	}
 	b := hashing.Reduce(h, t.Blocks)
 	blk := (*[BlockWords]uint64)(words[b*BlockWords : b*BlockWords+BlockWords])
-	h2 := hashing.Mix(h)
 	var fresh uint64 // bit 0: some probed bit was clear
-	if t.K <= probesPerWord {
-		x := h2 >> 1
-		for i := t.K; i > 0; i-- {
-			w := &blk[x>>6&(BlockWords-1)]
-			fresh |= ^*w >> (x & 63)
-			*w |= 1 << (x & 63)
-			x >>= probeBits
-		}
-		return fresh&1 != 0
-	}
-	ps := probes{x: h2 >> 1, h2: h2, left: probesPerWord}
-	for i := t.K; i > 0; i-- {
-		var p uint64
-		p, ps = ps.next()
-		w := &blk[p>>6]
-		fresh |= ^*w >> (p & 63)
-		*w |= 1 << (p & 63)
+	for x := h2 >> 1; k > 0; k-- {
+		w := &blk[x>>6&(BlockWords-1)]
+		fresh |= ^*w >> (x & 63)
+		*w |= 1 << (x & 63)
+		x >>= probeBits
 	}
 	return fresh&1 != 0
 }
