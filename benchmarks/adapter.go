@@ -152,6 +152,8 @@ func ourOrder(name string) string {
 		return "4"
 	case "partitioned-builder":
 		return "21"
+	case "counting-builder":
+		return "31"
 	case "scalable-grown":
 		return "5"
 	}

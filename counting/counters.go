@@ -55,6 +55,21 @@ func increment(words []uint64, i uint64) uint64 {
 	}
 }
 
+// incrementPlain is increment with a plain load and store, for one writer
+// and nothing else using words meanwhile (Builder).
+func incrementPlain(words []uint64, i uint64) uint64 {
+	if wordOf(i) >= uint64(len(words)) {
+		return maxCount
+	}
+	w, shift := &words[wordOf(i)], shiftOf(i)
+	v := *w
+	c := v >> shift & maxCount
+	if c != maxCount {
+		*w = v + 1<<shift
+	}
+	return c
+}
+
 // decrement subtracts one from counter i unless it is zero or saturated, and
 // returns the value it had before; a counter beyond words reads as
 // saturated and is not written.

@@ -29,8 +29,11 @@ func (t *tally) freeze() {
 }
 
 func (t *tally) add(d hashing.Digest, delta int64) {
-	t.shards[d.H2>>61].n.Add(delta)
+	t.shards[tallyShard(d)].n.Add(delta)
 }
+
+// tallyShard is the shard of a tally that counts the key of digest d.
+func tallyShard(d hashing.Digest) uint64 { return d.H2 >> 61 }
 
 // load returns the total, 0 when Removes of keys that were never added
 // outnumber the Adds.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bloomkit/bloomkit/counting"
 	"github.com/bloomkit/bloomkit/mmapstore"
 	"github.com/bloomkit/bloomkit/partitioned"
 )
@@ -390,32 +392,59 @@ func bigKeys(prefix string, size int) string {
 	return b.String()
 }
 
-// TestBuildPartitionedMatchesAdd: build fills a new partitioned file with
-// the single-writer Builder; the file is the one Filter.Add makes of the
-// same keys (every word, and the count of new keys in its header, which the
+// TestBuildMatchesAdd: build fills a new partitioned or counting file with
+// the variant's single-writer Builder; the file is the one Filter.Add makes
+// of the same keys (every word, and the count in its header, which the
 // Builder reaches only when flushed before the publish).
-func TestBuildPartitionedMatchesAdd(t *testing.T) {
-	dir := t.TempDir()
+func TestBuildMatchesAdd(t *testing.T) {
 	lines := keyLines("u", 20000) + keyLines("u", 300) // repeats are not new
-	writeFile(t, filepath.Join(dir, "keys.txt"), lines)
-	out := bkIn(t, dir, "", "build", "-variant", "partitioned", "-n", "20000", "-p", "0.001", "-o", "p.bloom", "keys.txt").ok(t)
-
-	got, err := partitioned.OpenReadOnly(filepath.Join(dir, "p.bloom"))
-	require.NoError(t, err)
-	defer got.Close()
-	want, err := partitioned.New(20000, 0.001)
-	require.NoError(t, err)
-	for _, k := range strings.Split(strings.TrimSuffix(lines, "\n"), "\n") {
-		want.Add([]byte(k))
+	keys := strings.Split(strings.TrimSuffix(lines, "\n"), "\n")
+	for _, tc := range []struct {
+		variant string
+		open    func(path string) (filter, error)
+		added   func(keys []string) (uint64, []byte)
+	}{
+		{"partitioned", func(p string) (filter, error) { return partitioned.OpenReadOnly(p) }, func(keys []string) (uint64, []byte) {
+			f, err := partitioned.New(20000, 0.001)
+			require.NoError(t, err)
+			for _, k := range keys {
+				f.Add([]byte(k))
+			}
+			var b bytes.Buffer
+			_, err = f.WriteTo(&b)
+			require.NoError(t, err)
+			return f.Added(), b.Bytes()
+		}},
+		{"counting", func(p string) (filter, error) { return counting.OpenReadOnly(p) }, func(keys []string) (uint64, []byte) {
+			f, err := counting.New(20000, 0.001)
+			require.NoError(t, err)
+			for _, k := range keys {
+				f.Add([]byte(k))
+			}
+			var b bytes.Buffer
+			_, err = f.WriteTo(&b)
+			require.NoError(t, err)
+			return f.Added(), b.Bytes()
+		}},
+	} {
+		t.Run(tc.variant, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "keys.txt"), lines)
+			out := bkIn(t, dir, "", "build", "-variant", tc.variant, "-n", "20000", "-p", "0.001", "-o", "f.bloom", "keys.txt").ok(t)
+			got, err := tc.open(filepath.Join(dir, "f.bloom"))
+			require.NoError(t, err)
+			defer got.Close()
+			wantAdded, wantBytes := tc.added(keys)
+			require.Equal(t, wantAdded, got.Added(), "the header's count")
+			if tc.variant == "partitioned" { // counting's Added counts every Add
+				require.Contains(t, out, fmt.Sprintf("filter of 20300 keys (%d distinct by the filter)", wantAdded))
+				require.Greater(t, wantAdded, uint64(19900), "at most a few keys of 20000 are false positives at 0.1%")
+			}
+			var b bytes.Buffer
+			_, err = got.(io.WriterTo).WriteTo(&b)
+			require.NoError(t, err)
+			require.Equal(t, len(wantBytes), b.Len())
+			require.True(t, bytes.Equal(wantBytes[mmapstore.PayloadOffset:], b.Bytes()[mmapstore.PayloadOffset:]), "the same payload")
+		})
 	}
-	require.Equal(t, want.Added(), got.Added(), "the header's count")
-	require.Contains(t, out, fmt.Sprintf("filter of 20300 keys (%d distinct by the filter)", want.Added()))
-	require.Greater(t, want.Added(), uint64(19900), "at most a few keys of 20000 are false positives at 0.1%")
-	var a, b bytes.Buffer
-	_, err = want.WriteTo(&a)
-	require.NoError(t, err)
-	_, err = got.WriteTo(&b)
-	require.NoError(t, err)
-	require.Equal(t, a.Len(), b.Len())
-	require.True(t, bytes.Equal(a.Bytes()[mmapstore.PayloadOffset:], b.Bytes()[mmapstore.PayloadOffset:]), "the same bits")
 }

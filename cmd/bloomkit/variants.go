@@ -140,6 +140,10 @@ func init() {
 	c := variantOf("counting", mmapstore.Counting, counting.New, counting.Create, counting.CreateTemp,
 		counting.Open, counting.OpenReadOnly, (*counting.Filter).Publish, (*counting.Filter).Union)
 	c.remove = func(f filter, key []byte) bool { return f.(*counting.Filter).Remove(key) }
+	c.bulk = func(f filter) (func([]byte) bool, func()) {
+		b := f.(*counting.Filter).Builder()
+		return b.Add, b.Flush
+	}
 	register(c)
 
 	pt := variantOf("partitioned", mmapstore.Partitioned, partitioned.New, partitioned.Create, partitioned.CreateTemp,
