@@ -150,6 +150,8 @@ func ourOrder(name string) string {
 		return "3"
 	case "scalable":
 		return "4"
+	case "standard-builder":
+		return "11"
 	case "partitioned-builder":
 		return "21"
 	case "counting-builder":

@@ -13,7 +13,39 @@ func (s standardFilter) Contains(key []byte) bool    { return s.f.Contains(key) 
 func (s standardFilter) Bytes() uint64               { return s.f.Bytes() }
 func (s standardFilter) WriteFile(path string) error { return s.f.WriteFile(path) }
 
+// standardBuilder adds through a standard.Builder: plain loads and stores,
+// for the one goroutine that builds a filter alone (the CLI's build).
+// Lookups are the filter's own.
+type standardBuilder struct {
+	standardFilter
+	b *standard.Builder
+}
+
+func (s standardBuilder) Add(key []byte) { s.b.Add(key) }
+
 func init() {
+	register(&Variant{
+		Name:              "standard-builder",
+		Library:           "github.com/bloomkit/bloomkit/standard",
+		Kind:              KindBloom,
+		Ours:              true,
+		Design:            "standard, filled by one goroutine through a Builder (plain stores, not safe alongside other use); lookups as standard",
+		ConcurrentLookups: true,
+		New: func(n uint64, p float64) (Filter, error) {
+			f, err := standard.New(n, p)
+			if err != nil {
+				return nil, err
+			}
+			return standardBuilder{standardFilter{f}, f.Builder()}, nil
+		},
+		Open: func(path string) (Filter, io.Closer, error) {
+			f, err := standard.OpenReadOnly(path)
+			if err != nil {
+				return nil, nil, err
+			}
+			return standardFilter{f}, f, nil
+		},
+	})
 	register(&Variant{
 		Name:              "standard",
 		Library:           "github.com/bloomkit/bloomkit/standard",

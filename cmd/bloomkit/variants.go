@@ -134,8 +134,13 @@ func variantOf[F filter, O any](name string, tag mmapstore.Variant,
 }
 
 func init() {
-	register(variantOf("standard", mmapstore.Standard, standard.New, standard.Create, standard.CreateTemp,
-		standard.Open, standard.OpenReadOnly, (*standard.Filter).Publish, (*standard.Filter).Union))
+	st := variantOf("standard", mmapstore.Standard, standard.New, standard.Create, standard.CreateTemp,
+		standard.Open, standard.OpenReadOnly, (*standard.Filter).Publish, (*standard.Filter).Union)
+	st.bulk = func(f filter) (func([]byte) bool, func()) {
+		b := f.(*standard.Filter).Builder()
+		return b.Add, b.Flush
+	}
+	register(st)
 
 	c := variantOf("counting", mmapstore.Counting, counting.New, counting.Create, counting.CreateTemp,
 		counting.Open, counting.OpenReadOnly, (*counting.Filter).Publish, (*counting.Filter).Union)

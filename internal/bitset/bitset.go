@@ -25,6 +25,16 @@ func Set(words []uint64, i uint64) (wasSet bool) {
 	return false
 }
 
+// SetPlain is Set with a plain load and store: for one goroutine that
+// fills words while nothing else uses them (the Builders).
+func SetPlain(words []uint64, i uint64) (wasSet bool) {
+	w := &words[i>>6]
+	mask := uint64(1) << (i & 63)
+	old := *w
+	*w = old | mask
+	return old&mask != 0
+}
+
 // Test reports whether bit i is set.
 func Test(words []uint64, i uint64) bool {
 	return atomic.LoadUint64(&words[i>>6])&(uint64(1)<<(i&63)) != 0
