@@ -16,10 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/bloomkit/bloomkit/counting"
 	"github.com/bloomkit/bloomkit/mmapstore"
-	"github.com/bloomkit/bloomkit/partitioned"
-	"github.com/bloomkit/bloomkit/standard"
 )
 
 var bloomkitBin string // the built command, shared by every test
@@ -394,69 +391,42 @@ func bigKeys(prefix string, size int) string {
 }
 
 // TestBuildMatchesAdd: build fills a new file of every variant that has a
-// single-writer Builder (standard, partitioned, counting) with it; the file is the one Filter.Add makes
-// of the same keys (every word, and the count in its header, which the
-// Builder reaches only when flushed before the publish).
+// single-writer Builder (standard, partitioned, counting) with it; the file
+// is the one Filter.Add makes of the same keys (every word, and the count in
+// its header, which the Builder reaches only when flushed before the
+// publish).
 func TestBuildMatchesAdd(t *testing.T) {
 	lines := keyLines("u", 20000) + keyLines("u", 300) // repeats are not new
 	keys := strings.Split(strings.TrimSuffix(lines, "\n"), "\n")
-	for _, tc := range []struct {
-		variant string
-		open    func(path string) (filter, error)
-		added   func(keys []string) (uint64, []byte)
-	}{
-		{"partitioned", func(p string) (filter, error) { return partitioned.OpenReadOnly(p) }, func(keys []string) (uint64, []byte) {
-			f, err := partitioned.New(20000, 0.001)
+	payload := func(f filter) []byte {
+		var b bytes.Buffer
+		_, err := f.(io.WriterTo).WriteTo(&b)
+		require.NoError(t, err)
+		return b.Bytes()[mmapstore.PayloadOffset:]
+	}
+	for _, name := range []string{"standard", "partitioned", "counting"} {
+		t.Run(name, func(t *testing.T) {
+			v, err := variantByName(name)
 			require.NoError(t, err)
-			for _, k := range keys {
-				f.Add([]byte(k))
-			}
-			var b bytes.Buffer
-			_, err = f.WriteTo(&b)
-			require.NoError(t, err)
-			return f.Added(), b.Bytes()
-		}},
-		{"standard", func(p string) (filter, error) { return standard.OpenReadOnly(p) }, func(keys []string) (uint64, []byte) {
-			f, err := standard.New(20000, 0.001)
-			require.NoError(t, err)
-			for _, k := range keys {
-				f.Add([]byte(k))
-			}
-			var b bytes.Buffer
-			_, err = f.WriteTo(&b)
-			require.NoError(t, err)
-			return f.Added(), b.Bytes()
-		}},
-		{"counting", func(p string) (filter, error) { return counting.OpenReadOnly(p) }, func(keys []string) (uint64, []byte) {
-			f, err := counting.New(20000, 0.001)
-			require.NoError(t, err)
-			for _, k := range keys {
-				f.Add([]byte(k))
-			}
-			var b bytes.Buffer
-			_, err = f.WriteTo(&b)
-			require.NoError(t, err)
-			return f.Added(), b.Bytes()
-		}},
-	} {
-		t.Run(tc.variant, func(t *testing.T) {
+			require.NotNil(t, v.bulk, "build's single-writer path")
 			dir := t.TempDir()
 			writeFile(t, filepath.Join(dir, "keys.txt"), lines)
-			out := bkIn(t, dir, "", "build", "-variant", tc.variant, "-n", "20000", "-p", "0.001", "-o", "f.bloom", "keys.txt").ok(t)
-			got, err := tc.open(filepath.Join(dir, "f.bloom"))
+			out := bkIn(t, dir, "", "build", "-variant", name, "-n", "20000", "-p", "0.001", "-o", "f.bloom", "keys.txt").ok(t)
+			got, err := v.open(filepath.Join(dir, "f.bloom"), true)
 			require.NoError(t, err)
 			defer got.Close()
-			wantAdded, wantBytes := tc.added(keys)
-			require.Equal(t, wantAdded, got.Added(), "the header's count")
-			if tc.variant != "counting" { // counting's Added counts every Add
-				require.Contains(t, out, fmt.Sprintf("filter of 20300 keys (%d distinct by the filter)", wantAdded))
-				require.Greater(t, wantAdded, uint64(19900), "at most a few keys of 20000 are false positives at 0.1%")
-			}
-			var b bytes.Buffer
-			_, err = got.(io.WriterTo).WriteTo(&b)
+
+			want, err := v.new(20000, 0.001)
 			require.NoError(t, err)
-			require.Equal(t, len(wantBytes), b.Len())
-			require.True(t, bytes.Equal(wantBytes[mmapstore.PayloadOffset:], b.Bytes()[mmapstore.PayloadOffset:]), "the same payload")
+			for _, k := range keys {
+				want.Add([]byte(k))
+			}
+			require.Equal(t, want.Added(), got.Added(), "the header's count")
+			if name != "counting" { // counting's Added counts every Add
+				require.Contains(t, out, fmt.Sprintf("filter of 20300 keys (%d distinct by the filter)", want.Added()))
+				require.Greater(t, want.Added(), uint64(19900), "at most a few keys of 20000 are false positives at 0.1%")
+			}
+			require.True(t, bytes.Equal(payload(want), payload(got)), "the same payload")
 		})
 	}
 }
