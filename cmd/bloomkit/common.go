@@ -22,16 +22,9 @@ import (
 	"github.com/bloomkit/bloomkit/partitioned"
 )
 
-func init() {
-	commands["common"] = command{
-		summary: "print the lines present in every file, exactly (a line c_i times in file i is printed min(c_i) times, in the last file's order), for files much larger than memory",
-		usage:   "FILE1 FILE2 [FILE3 ...]",
-		setup:   commonCommand,
-	}
-}
 
 // commonCommand: see docs/common.md for the algorithm and its cost.
-func commonCommand(fs *flag.FlagSet) func([]string) error {
+func commonCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	mem := sizeFlag{bytes: 256 << 20}
 	fs.Var(&mem, "mem", "memory budget (forms like 64MB or 1GiB); the peak resident set stays near it")
 	tmpDir := fs.String("tmp", "", "folder for temporary files (default: the system's temporary folder)")
@@ -52,17 +45,17 @@ func commonCommand(fs *flag.FlagSet) func([]string) error {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(mem.bytes)))
 		ctx, onInterrupt, stop := commonInterrupts()
 		defer stop()
-		w := bufio.NewWriterSize(os.Stdout, 256<<10)
+		w := bufio.NewWriterSize(std.out, 256<<10)
 		j := &commonJob{ctx: ctx, budget: mem.bytes, tmpRoot: *tmpDir, maxLine: *maxLine,
 			out: w, onInterrupt: onInterrupt, progress: stderrIsTerminal()}
 		if *verbose {
-			j.log = os.Stderr
+			j.log = std.err
 		}
 		err := j.run(args)
 		err = errors.Join(err, w.Flush())
 		var sig commonSignal
 		if errors.As(context.Cause(ctx), &sig) {
-			fmt.Fprintf(os.Stderr, "bloomkit common: %v; temporary files removed\n", sig)
+			fmt.Fprintf(std.err, "bloomkit common: %v; temporary files removed\n", sig)
 			return exitError{sig.exitCode()}
 		}
 		if errors.Is(err, syscall.EPIPE) {

@@ -21,17 +21,13 @@ import (
 	"syscall"
 )
 
-// command is one subcommand: its flags are defined on fs by setupIO (or
-// setup), which returns the function run calls with the arguments left
-// after the flags.
+// command is one subcommand: setup defines its flags on fs and returns the
+// function run calls with the arguments left after the flags. A command
+// reads keys from and prints to the streams it is given (std).
 type command struct {
 	summary string
 	usage   string // arguments after the flags
-	// setupIO is setup for a command that reads and prints through the
-	// streams run is given (std); it is used when set.
-	setupIO func(fs *flag.FlagSet, std stdio) func(args []string) error
-	// setup is for a command that prints to os.Stdout itself.
-	setup func(fs *flag.FlagSet) func(args []string) error
+	setup   func(fs *flag.FlagSet, std stdio) func(args []string) error
 	// signals: run catches SIGINT, SIGTERM and SIGPIPE while the command
 	// runs, and the command stops cleanly on them (see signals.go).
 	signals bool
@@ -43,21 +39,34 @@ type stdio struct {
 	out, err io.Writer
 }
 
-// define defines c's flags on fs and returns the function that runs it.
-func (c command) define(fs *flag.FlagSet, std stdio) func(args []string) error {
-	if c.setupIO != nil {
-		return c.setupIO(fs, std)
-	}
-	return c.setup(fs)
-}
-
-// Commands are registered by the files that define them (init functions).
-
+// commands is the command table: one entry per cmd_<name>.go file.
 var commands = map[string]command{
-	"demo": {
-		summary: "build, map and measure a filter of generated keys (no input needed)",
-		setupIO: demoCommand,
-	},
+	"add": {summary: "add keys (one per line, from KEYFILEs or stdin) to a filter file; prints how many were new",
+		usage: "FILE [KEYFILE...]", setup: addCommand, signals: true},
+	"bench": {summary: "compare the filter variants on generated keys: speed, bits per key, measured rate",
+		setup: benchCommand},
+	"build": {summary: "build a filter file from keys and publish it atomically (counts the keys first when -n is absent)",
+		usage: "-o FILE [KEYFILE...]", setup: buildCommand, signals: true},
+	"common": {summary: "print the lines present in every file, exactly (a line c_i times in file i is printed min(c_i) times, in the last file's order), for files much larger than memory",
+		usage: "FILE1 FILE2 [FILE3 ...]", setup: commonCommand},
+	"create": {summary: "create an empty filter file", usage: "FILE", setup: createCommand},
+	"dedup": {summary: "print each line not seen before (probabilistic: a false positive drops a new line)",
+		usage: "[FILE...]", setup: dedupCommand, signals: true},
+	"demo": {summary: "build, map and measure a filter of generated keys (no input needed)", setup: demoCommand},
+	"info": {summary: "describe a filter file: variant, geometry, fill, rates, checksum (checked for files up to 64 MiB)",
+		usage: "FILE", setup: infoCommand},
+	"publish": {summary: "copy a finished filter file over a served one safely: verified, written beside it, renamed over it (never cp onto a served file: its server dies of SIGBUS)",
+		usage: "SRC DST", setup: publishCommand},
+	"redis": {summary: "copy a partitioned filter file to Redis (push) or from Redis to a file (pull); URL is redis://host:port[/db]?name=NAME[&cluster=true]",
+		usage: "push FILE URL | pull URL FILE", setup: redisCommand},
+	"remove": {summary: "remove keys (arguments, or lines of stdin) from a counting filter file",
+		usage: "FILE [KEY...]", setup: removeCommand, signals: true},
+	"test": {summary: "test keys (arguments, or lines of stdin); like grep, exit 0 if a key was selected (present, or absent with -absent), 1 if none, 2 on error",
+		usage: "FILE [KEY...]", setup: testCommand},
+	"union": {summary: "merge filter files of the same variant, geometry and seed into a new file",
+		usage: "-o OUT A B...", setup: unionCommand, signals: true},
+	"verify": {summary: "check a filter file against its payload checksum (reads the whole file)",
+		usage: "FILE", setup: verifyCommand},
 }
 
 // exitError carries an exit status other than 2.
@@ -80,7 +89,7 @@ func runWith(args []string, std stdio) int {
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
 				fs := newFlagSet(args[1], c, stderr)
-				c.define(fs, std)
+				c.setup(fs, std)
 				fs.SetOutput(stdout)
 				fs.Usage()
 				return 0
@@ -99,7 +108,7 @@ func runWith(args []string, std stdio) int {
 		return 2
 	}
 	fs := newFlagSet(args[0], c, stderr)
-	exec := c.define(fs, std)
+	exec := c.setup(fs, std)
 	fs.SetOutput(io.Discard) // a flag error is reported below, in one line
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

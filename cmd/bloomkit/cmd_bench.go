@@ -9,12 +9,6 @@ import (
 	"time"
 )
 
-func init() {
-	commands["bench"] = command{
-		summary: "compare the filter variants on generated keys: speed, bits per key, measured rate",
-		setupIO: benchCommand,
-	}
-}
 
 func benchCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	n := countFlag{n: 1_000_000}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -13,15 +12,7 @@ import (
 	"github.com/bloomkit/bloomkit/redisstore"
 )
 
-func init() {
-	commands["redis"] = command{
-		summary: "copy a partitioned filter file to Redis (push) or from Redis to a file (pull); URL is redis://host:port[/db]?name=NAME[&cluster=true]",
-		usage:   "push FILE URL | pull URL FILE",
-		setup:   redisCommand,
-	}
-}
-
-func redisCommand(fs *flag.FlagSet) func([]string) error {
+func redisCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	replace := fs.Bool("replace", false, "push: replace a filter of the same name (clients attached to it switch to the new one)")
 	segBytes := fs.Uint64("segment-bytes", redisstore.DefaultSegmentBytes, "push: bytes per Redis key (a multiple of 64)")
 	timeout := fs.Duration("timeout", 10*time.Minute, "give up after this long")
@@ -77,7 +68,7 @@ func redisCommand(fs *flag.FlagSet) func([]string) error {
 		if sub == "pull" {
 			verb, dir = "pulled", "from"
 		}
-		fmt.Fprintf(os.Stdout, "%s %s %s redis filter %q: %d bits, k = %d, hash scheme %d, %d segments, generation %d, %d items\n",
+		fmt.Fprintf(std.out, "%s %s %s redis filter %q: %d bits, k = %d, hash scheme %d, %d segments, generation %d, %d items\n",
 			verb, path, dir, name, f.Bits(), f.K(), f.Scheme(), f.Segments(), f.Generation(), h.Count)
 		return nil
 	}

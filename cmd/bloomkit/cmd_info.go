@@ -1,0 +1,66 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/bloomkit/bloomkit"
+	"github.com/bloomkit/bloomkit/mmapstore"
+)
+
+func infoCommand(fs *flag.FlagSet, std stdio) func([]string) error {
+	var vf verifyFlags
+	vf.define(fs)
+	return func(args []string) error {
+		if len(args) != 1 {
+			return fmt.Errorf("want exactly one FILE, got %d arguments", len(args))
+		}
+		h, err := mmapstore.ReadHeader(args[0])
+		if err != nil {
+			return err
+		}
+		f, v, err := openFile(args[0], true)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		st, err := os.Stat(args[0])
+		if err != nil {
+			return err
+		}
+		state, verr := vf.check(f, args[0])
+		var checksum string
+		switch {
+		case verr != nil:
+			checksum = "DAMAGED: the payload does not match its checksum (see below)"
+		case state == payloadVerified:
+			checksum = "current, and the payload matches it (checked now)"
+		case state == payloadStale || !h.ChecksumCurrent():
+			checksum = "not current (open for writing, or not closed cleanly)"
+		case state == payloadUnchecked:
+			checksum = "current (recorded at close), payload not checked: larger than 64 MiB ('bloomkit verify' or info -verify reads it all)"
+		default:
+			checksum = "current (recorded at close), payload not checked (-no-verify)"
+		}
+		cells := "bits"
+		if h.CellBits > 1 {
+			cells = fmt.Sprintf("%d-bit counters", h.CellBits)
+		}
+		fmt.Fprintf(std.out, "file           %s\n", args[0])
+		fmt.Fprintf(std.out, "variant        %s\n", v.name)
+		fmt.Fprintf(std.out, "format         version %d, hash %d (%s), seed %d\n", h.Version, h.Hash, bloomkit.Scheme(h.Hash), h.Seed)
+		fmt.Fprintf(std.out, "geometry       m = %d %s, k = %d", h.M, cells, f.K())
+		if h.BlockBits > 0 {
+			fmt.Fprintf(std.out, ", %d-bit blocks", h.BlockBits)
+		}
+		fmt.Fprintf(std.out, ", %.2f bits per key at capacity\n", float64(f.Bytes()*8)/float64(max(f.Capacity(), 1)))
+		fmt.Fprintf(std.out, "capacity       %d keys at target p = %g\n", f.Capacity(), f.TargetFPR())
+		fmt.Fprintf(std.out, "added          %d (estimated from the fill: %d)\n", f.Added(), f.ApproxCount())
+		fmt.Fprintf(std.out, "fill           %.2f%% of cells set\n", 100*f.FillRatio())
+		fmt.Fprintf(std.out, "estimated p    %.4g (from the fill)\n", f.EstimatedFPR())
+		fmt.Fprintf(std.out, "size on disk   %d bytes (payload %d)\n", st.Size(), f.Bytes())
+		fmt.Fprintf(std.out, "checksum       %s\n", checksum)
+		return verr
+	}
+}
