@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"syscall"
 )
 
@@ -110,19 +111,20 @@ func runWith(args []string, std stdio) int {
 	fs := newFlagSet(args[0], c, stderr)
 	exec := c.setup(fs, std)
 	fs.SetOutput(io.Discard) // a flag error is reported below, in one line
-	if err := fs.Parse(args[1:]); err != nil {
+	rest, err := parseArgs(fs, args[1:])
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stdout)
 			fs.Usage()
 			return 0
 		}
-		fmt.Fprintf(stderr, "bloomkit %s: %v (see 'bloomkit %s -h')\n", args[0], err, args[0])
+		fmt.Fprintf(stderr, "bloomkit %s: %v (see 'bloomkit %s -h'; put -- before an argument that starts with -)\n", args[0], err, args[0])
 		return 2
 	}
 	if c.signals {
 		defer catchSignals()()
 	}
-	if err := exec(fs.Args()); err != nil {
+	if err := exec(rest); err != nil {
 		var e exitError
 		if errors.As(err, &e) {
 			return e.code
@@ -168,4 +170,49 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'bloomkit help <command>' or 'bloomkit <command> -h' for its flags.")
+}
+
+// parseArgs parses args as every command takes them: flags anywhere on the
+// line, before, between or after the arguments, all parsed before the
+// command starts; "--" ends the flags, so that an argument that starts with
+// "-" (a key such as "-q") follows it. It returns the arguments in order.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if endedByTerminator(fs, args, len(args)-len(rest)) {
+			return append(positional, rest...), nil
+		}
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+// endedByTerminator reports whether the flag package stopped parsing args
+// at a "--" (it consumes it) after consumed arguments, rather than taking
+// "--" as the value of a flag such as -o.
+func endedByTerminator(fs *flag.FlagSet, args []string, consumed int) bool {
+	if consumed == 0 || args[consumed-1] != "--" {
+		return false
+	}
+	if consumed < 2 {
+		return true
+	}
+	prev := args[consumed-2]
+	name := strings.TrimLeft(prev, "-")
+	if !strings.HasPrefix(prev, "-") || strings.Contains(name, "=") {
+		return true
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return true
+	}
+	b, isBool := f.Value.(interface{ IsBoolFlag() bool })
+	return isBool && b.IsBoolFlag() // a bool flag takes no value: "--" ended the flags
 }
