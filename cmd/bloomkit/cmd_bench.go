@@ -9,7 +9,6 @@ import (
 	"time"
 )
 
-
 func benchCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	n := countFlag{n: 1_000_000}
 	fs.Var(&n, "n", "keys to add (forms like 1e6)")

@@ -7,7 +7,6 @@ import (
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
-
 func publishCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	return func(args []string) error {
 		if len(args) != 2 {

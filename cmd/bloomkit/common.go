@@ -22,7 +22,6 @@ import (
 	"github.com/bloomkit/bloomkit/partitioned"
 )
 
-
 // commonCommand: see docs/common.md for the algorithm and its cost.
 func commonCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	mem := sizeFlag{bytes: 256 << 20}
