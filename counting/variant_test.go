@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/bloomkit/bloomkit/internal/filtertest"
+	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/bloomkit/bloomkit/internal/sizing"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -24,12 +25,18 @@ var variant = filtertest.Variant[*Filter]{
 	Open:         Open,
 	OpenReadOnly: OpenReadOnly,
 	ReadFrom:     func(r io.Reader) (*Filter, error) { return ReadFrom(r) },
-	Cells:        (*Filter).Counters, // 4 bits each: Bits is 4m
-	Words:        func(f *Filter) []uint64 { return f.words },
-	Geometry:     func(f *Filter) any { return f.geom },
-	FPR:          sizing.FPR,
-	ErrInvalid:   ErrInvalid,
-	ErrTooLarge:  ErrTooLarge,
-	ErrReadOnly:  ErrReadOnly,
-	ErrMismatch:  ErrMismatch,
+	NewScheme: func(n uint64, p float64, seed uint64, s hashing.Scheme) (*Filter, error) {
+		return New(n, p, WithSeed(seed), WithScheme(s))
+	},
+	CreateScheme: func(path string, n uint64, p float64, seed uint64, s hashing.Scheme) (*Filter, error) {
+		return Create(path, n, p, WithSeed(seed), WithScheme(s))
+	},
+	Cells:       (*Filter).Counters, // 4 bits each: Bits is 4m
+	Words:       func(f *Filter) []uint64 { return f.words },
+	Geometry:    func(f *Filter) any { return f.geom },
+	FPR:         sizing.FPR,
+	ErrInvalid:  ErrInvalid,
+	ErrTooLarge: ErrTooLarge,
+	ErrReadOnly: ErrReadOnly,
+	ErrMismatch: ErrMismatch,
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bloomkit/bloomkit/internal/filtertest"
+	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
@@ -26,13 +27,19 @@ var variant = filtertest.Variant[*Filter]{
 	Open:         func(path string) (*Filter, error) { return Open(path) },
 	OpenReadOnly: OpenReadOnly,
 	ReadFrom:     ReadFrom,
-	Cells:        (*Filter).Bits,
-	Words:        allWords,
-	Geometry:     geometryOf,
-	ErrInvalid:   ErrInvalid,
-	ErrTooLarge:  ErrTooLarge,
-	ErrReadOnly:  ErrReadOnly,
-	Grows:        true,
+	NewScheme: func(n uint64, p float64, seed uint64, s hashing.Scheme) (*Filter, error) {
+		return New(n, p, WithSeed(seed), WithScheme(s))
+	},
+	CreateScheme: func(path string, n uint64, p float64, seed uint64, s hashing.Scheme) (*Filter, error) {
+		return Create(path, n, p, WithSeed(seed), WithScheme(s))
+	},
+	Cells:       (*Filter).Bits,
+	Words:       allWords,
+	Geometry:    geometryOf,
+	ErrInvalid:  ErrInvalid,
+	ErrTooLarge: ErrTooLarge,
+	ErrReadOnly: ErrReadOnly,
+	Grows:       true,
 	Changes: map[string]func(f *Filter){
 		"TryAdd":       func(f *Filter) { f.TryAdd([]byte("x")) },
 		"TryAddString": func(f *Filter) { f.TryAddString("y") },

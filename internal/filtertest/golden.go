@@ -2,6 +2,7 @@ package filtertest
 
 import (
 	"encoding/binary"
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,4 +33,82 @@ func GoldenFileIsStream(t *testing.T, path string, write func(path string) error
 	have, err := os.ReadFile(got)
 	require.NoError(t, err)
 	require.Equal(t, want, have, "WriteFile output changed: a format change needs a new version")
+}
+
+// Update rewrites the golden files of the variant under test instead of
+// reading them (go test ./VARIANT -run Golden -update). Only for a deliberate
+// change that comes with a new format version or hashing scheme.
+var Update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// GoldenCase is one checked-in golden file of a variant and the filter it
+// was built from.
+type GoldenCase[F any] struct {
+	Name  string // the subtest: "scheme1", "scheme2"
+	Path  string // under testdata
+	Build func(t testing.TB) F
+
+	// Check asserts what the file carries beyond its keys: geometry, seed,
+	// capacity, count. It runs on the file opened read-only.
+	Check func(t *testing.T, f F)
+
+	// Present(i) for i < NPresent must test present; of Absent(i) for i <
+	// NAbsent exactly FalsePositives do (fixed keys, a fixed count).
+	Present        func(i int) string
+	NPresent       int
+	Absent         func(i int) string
+	NAbsent        int
+	FalsePositives int
+
+	Size       int64  // the file's length in bytes
+	LayoutHash uint64 // LayoutHash of Build's words (v.Words)
+	// BitsSet, when not zero, is the number of set cells of Build's filter.
+	BitsSet uint64
+}
+
+// Golden checks each checked-in golden file of variant v: the file opens,
+// verifies and answers as the filter it was built from (Check, its keys and
+// a fixed count of false positives); the bits fixed keys set are pinned
+// without any file (LayoutHash), so a change to hashing or probing fails
+// even if the format is untouched; and this build writes the file byte for
+// byte.
+func Golden[F File[F]](t *testing.T, v Variant[F], cases ...GoldenCase[F]) {
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			if *Update {
+				require.NoError(t, c.Build(t).WriteFile(c.Path))
+			}
+			t.Run("File", func(t *testing.T) { goldenFile(t, v, c) })
+			t.Run("Layout", func(t *testing.T) {
+				f := c.Build(t)
+				require.Equal(t, c.LayoutHash, LayoutHash(v.Words(f)), "layout hash")
+				if c.BitsSet != 0 {
+					require.EqualValues(t, c.BitsSet, uint64(f.FillRatio()*float64(v.Cells(f))+0.5), "cells set")
+				}
+			})
+			t.Run("Stream", func(t *testing.T) { GoldenFileIsStream(t, c.Path, c.Build(t).WriteFile) })
+		})
+	}
+}
+
+func goldenFile[F File[F]](t *testing.T, v Variant[F], c GoldenCase[F]) {
+	f, err := v.OpenReadOnly(c.Path)
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, f.Verify())
+	if c.Check != nil {
+		c.Check(t, f)
+	}
+	for i := 0; i < c.NPresent; i++ {
+		require.True(t, f.ContainsString(c.Present(i)), "present key %q", c.Present(i))
+	}
+	fp := 0
+	for i := 0; i < c.NAbsent; i++ {
+		if f.ContainsString(c.Absent(i)) {
+			fp++
+		}
+	}
+	require.Equal(t, c.FalsePositives, fp, "false positives among %d fixed absent keys", c.NAbsent)
+	st, err := os.Stat(c.Path)
+	require.NoError(t, err)
+	require.EqualValues(t, c.Size, st.Size())
 }

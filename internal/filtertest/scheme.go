@@ -31,24 +31,13 @@ type Schemed interface {
 	Close() error
 }
 
-// SchemeVariant describes how a variant is made with a given scheme, for
-// SchemeSuite. New and Create take the scheme as the variant's WithScheme
-// option; ReadFrom, Open and OpenReadOnly are the variant's own. ErrInvalid
-// is what New returns for a scheme the build does not know.
-type SchemeVariant[F Schemed] struct {
-	New          func(n uint64, p float64, seed uint64, s hashing.Scheme) (F, error)
-	Create       func(path string, n uint64, p float64, seed uint64, s hashing.Scheme) (F, error)
-	Open         func(path string) (F, error)
-	OpenReadOnly func(path string) (F, error)
-	ReadFrom     func(r io.Reader) (F, error)
-	ErrInvalid   error
-	// Union, when set, combines two filters (the variants that offer it
-	// refuse filters of different schemes with ErrMismatch).
-	Union       func(a, b F) error
-	ErrMismatch error
+// SchemedFile is a File that records its hashing scheme.
+type SchemedFile[F any] interface {
+	File[F]
+	Schemed
 }
 
-// SchemeSuite checks that a variant records its hashing scheme and follows
+// SchemeSuite checks that variant v (its NewScheme and CreateScheme) records its hashing scheme and follows
 // it everywhere: new filters use hashing.Default; WithScheme picks either
 // scheme and refuses others; the scheme survives streams and files (the
 // header's hash id); lookups hash with it (Hash, the *Digest methods and the
@@ -56,13 +45,13 @@ type SchemeVariant[F Schemed] struct {
 // not combine; and a file whose hash id this build does not know is refused
 // with mmapstore.ErrHash by every reader. golden1 is the variant's
 // checked-in scheme-1 file.
-func SchemeSuite[F Schemed](t *testing.T, v SchemeVariant[F], golden1 string) {
+func SchemeSuite[F SchemedFile[F]](t *testing.T, v Variant[F], golden1 string) {
 	t.Run("Default", func(t *testing.T) {
-		f, err := v.New(1000, 0.01, 0, hashing.Default)
+		f, err := v.NewScheme(1000, 0.01, 0, hashing.Default)
 		require.NoError(t, err)
 		require.Equal(t, hashing.Scheme2, f.Scheme())
 		for _, s := range []hashing.Scheme{0, 3, 0xffff} {
-			_, err := v.New(1000, 0.01, 0, s)
+			_, err := v.NewScheme(1000, 0.01, 0, s)
 			require.ErrorIs(t, err, v.ErrInvalid, "scheme %d", s)
 		}
 	})
@@ -71,7 +60,7 @@ func SchemeSuite[F Schemed](t *testing.T, v SchemeVariant[F], golden1 string) {
 	}
 	t.Run("Digests", func(t *testing.T) {
 		for _, s := range []hashing.Scheme{hashing.Scheme1, hashing.Scheme2} {
-			f, err := v.New(1000, 0.01, 5, s)
+			f, err := v.NewScheme(1000, 0.01, 5, s)
 			require.NoError(t, err)
 			var buf [16]byte
 			for i := uint64(0); i < 500; i++ {
@@ -110,14 +99,15 @@ func SchemeSuite[F Schemed](t *testing.T, v SchemeVariant[F], golden1 string) {
 			_ = sink
 		}
 	})
-	if v.Union != nil {
+	if _, ok := any(*new(F)).(combiner[F]); ok {
+		union := func(a, b F) error { return any(a).(combiner[F]).Union(b) }
 		t.Run("UnionMismatch", func(t *testing.T) {
-			a, err := v.New(1000, 0.01, 0, hashing.Scheme1)
+			a, err := v.NewScheme(1000, 0.01, 0, hashing.Scheme1)
 			require.NoError(t, err)
-			b, err := v.New(1000, 0.01, 0, hashing.Scheme2)
+			b, err := v.NewScheme(1000, 0.01, 0, hashing.Scheme2)
 			require.NoError(t, err)
-			require.ErrorIs(t, v.Union(a, b), v.ErrMismatch)
-			require.ErrorIs(t, v.Union(b, a), v.ErrMismatch)
+			require.ErrorIs(t, union(a, b), v.ErrMismatch)
+			require.ErrorIs(t, union(b, a), v.ErrMismatch)
 		})
 	}
 	t.Run("UnknownHashID", func(t *testing.T) {
@@ -142,14 +132,14 @@ func SchemeSuite[F Schemed](t *testing.T, v SchemeVariant[F], golden1 string) {
 
 // schemeRecorded builds a filter of scheme s in memory and in a file and
 // checks that every way of reading it back has scheme s and its keys.
-func schemeRecorded[F Schemed](t *testing.T, v SchemeVariant[F], s hashing.Scheme) {
+func schemeRecorded[F SchemedFile[F]](t *testing.T, v Variant[F], s hashing.Scheme) {
 	const n = 2000
 	check := func(what string, f F) {
 		t.Helper()
 		require.Equal(t, s, f.Scheme(), what)
 		NoFalseNegatives(t, f, 1, n)
 	}
-	f, err := v.New(n, 0.01, 3, s)
+	f, err := v.NewScheme(n, 0.01, 3, s)
 	require.NoError(t, err)
 	AddKeys(f, 1, n)
 	check("new", f)
@@ -172,7 +162,7 @@ func schemeRecorded[F Schemed](t *testing.T, v SchemeVariant[F], s hashing.Schem
 	require.NoError(t, r.Close())
 
 	path = filepath.Join(dir, "c.bloom")
-	c, err := v.Create(path, n, 0.01, 3, s)
+	c, err := v.CreateScheme(path, n, 0.01, 3, s)
 	require.NoError(t, err)
 	AddKeys(c, 1, n)
 	require.NoError(t, c.Close())

@@ -4,6 +4,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
@@ -64,6 +65,11 @@ type Variant[F File[F]] struct {
 	Open         func(path string) (F, error)
 	OpenReadOnly func(path string) (F, error)
 	ReadFrom     func(r io.Reader) (F, error)
+
+	// NewScheme and CreateScheme are New and Create with the hashing scheme
+	// given (the variant's WithScheme option), for SchemeSuite.
+	NewScheme    func(n uint64, p float64, seed uint64, s hashing.Scheme) (F, error)
+	CreateScheme func(path string, n uint64, p float64, seed uint64, s hashing.Scheme) (F, error)
 
 	Cells    func(f F) uint64   // m: bits, or counters (of every stage)
 	Words    func(f F) []uint64 // the bit or counter array (every stage's, in order)
