@@ -171,16 +171,16 @@ func TestIntrospection(t *testing.T) {
 // per key probes every stage). The expected rate comes from each stage's
 // own formula at its actual load, and FPRBound checks that the limit p
 // stands well above the binomial noise around it (trials: at least 2e6, more
-// where TrialsFor needs them). Under -short only p = 0.01 runs, smaller
-// (n0 = 2000, 2e5 trials).
+// where TrialsFor needs them). Only p = 0.01 runs unless filtertest.Long();
+// under -short it is smaller (n0 = 2000, 2e5 trials).
 func TestCompoundRateAfterGrowth(t *testing.T) {
 	for _, p := range []float64{0.1, 0.01, 1e-3, 1e-4, 1e-5, 1e-6} {
 		t.Run("p="+strconv.FormatFloat(p, 'g', -1, 64), func(t *testing.T) {
 			n0, trials := uint64(10_000), uint64(2_000_000)
-			if testing.Short() {
-				if p != 0.01 {
-					t.Skip("long sweep: runs without -short")
-				}
+			if p != 0.01 {
+				filtertest.SkipUnlessLong(t, "a sweep of millions of lookups")
+			}
+			if testing.Short() && !filtertest.Long() {
 				n0, trials = 2000, 200_000
 			}
 			f, err := New(n0, p)

@@ -17,6 +17,7 @@ package filtertest
 import (
 	"encoding/binary"
 	"math"
+	"os"
 	"runtime"
 	"sync"
 	"testing"
@@ -202,5 +203,21 @@ func ZeroAllocs(t testing.TB, f Filter) {
 		if a := testing.AllocsPerRun(1000, fn); a != 0 {
 			t.Errorf("%s allocates %.1f times per call", name, a)
 		}
+	}
+}
+
+// LongEnv is the environment variable that turns on the long statistical
+// sweeps and soak runs: BLOOMKIT_LONG=1. The README's test command leaves
+// them off so that it fits in a few minutes; .ci/run turns them on.
+const LongEnv = "BLOOMKIT_LONG"
+
+// Long reports whether the long sweeps and soak runs are on (LongEnv=1).
+func Long() bool { return os.Getenv(LongEnv) == "1" }
+
+// SkipUnlessLong skips t, saying what it skips, unless Long().
+func SkipUnlessLong(t testing.TB, what string) {
+	t.Helper()
+	if !Long() {
+		t.Skipf("%s: a long run, on with %s=1 (.ci/run sets it)", what, LongEnv)
 	}
 }

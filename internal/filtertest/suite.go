@@ -150,7 +150,7 @@ func UnionIntersect[F Combiner[F]](t *testing.T, v Variant[F]) {
 
 // FPRCase is one target rate of FalsePositiveRate: the measured rate at
 // capacity must stay within Factor x P over Trials absent keys (0: as many
-// as TrialsFor says the bound needs). A Long case is skipped under -short.
+// as TrialsFor says the bound needs). A Long case runs only when Long().
 type FPRCase struct {
 	Name   string
 	P      float64
@@ -169,8 +169,8 @@ type FPRCase struct {
 func FalsePositiveRate[F File[F]](t *testing.T, v Variant[F], countTol float64, cases []FPRCase) {
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
-			if c.Long && testing.Short() {
-				t.Skipf("%d trials: a long sweep, run without -short (the project's test command does)", c.Trials)
+			if c.Long {
+				SkipUnlessLong(t, "a sweep of tens of millions of lookups")
 			}
 			const n = 200_000
 			f, err := v.New(n, c.P, 0)
