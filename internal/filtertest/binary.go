@@ -74,87 +74,98 @@ func BinaryEncoding[F Binary](t *testing.T, c BinaryCase[F]) {
 	require.True(t, g.AddString("after decoding"), "a decoded filter takes new keys")
 	require.True(t, g.ContainsString("after decoding"))
 
-	t.Run("gob", func(t *testing.T) {
-		type envelope struct {
-			Name   string
-			Filter F
-		}
-		var buf bytes.Buffer
-		require.NoError(t, gob.NewEncoder(&buf).Encode(envelope{"whitelist", f}))
-		var out envelope
-		require.NoError(t, gob.NewDecoder(&buf).Decode(&out))
-		require.Equal(t, "whitelist", out.Name)
-		require.Equal(t, c.Words(f), c.Words(out.Filter))
-		require.Equal(t, f.Added(), out.Filter.Added())
-		NoFalseNegatives(t, out.Filter, 1, 20000)
-	})
+	t.Run("gob", func(t *testing.T) { binaryGob(t, c, f) })
+	t.Run("bad bytes", func(t *testing.T) { binaryBadBytes(t, c, data, g) })
+	t.Run("file-backed receiver", func(t *testing.T) { binaryFileBacked(t, c, data) })
+}
 
-	t.Run("bad bytes", func(t *testing.T) {
-		// A filter of another variant: a header of another tag.
-		h := mmapstore.Header{Variant: mmapstore.Counting, M: 1000, K: 3, CellBits: 4, Capacity: 100,
-			TargetP: 0.01, PayloadLen: mmapstore.CellBytes(1000, 4)}
-		if c.Tag == mmapstore.Counting {
-			h.Variant, h.CellBits, h.PayloadLen = mmapstore.Standard, 1, mmapstore.CellBytes(1000, 1)
-		}
-		var foreign bytes.Buffer
-		_, err := mmapstore.WriteStream(&foreign, h, make([]uint64, h.PayloadLen/8))
-		require.NoError(t, err)
+// binaryGob: f goes through encoding/gob inside a struct and comes back
+// with its words, count and keys.
+func binaryGob[F Binary](t *testing.T, c BinaryCase[F], f F) {
+	type envelope struct {
+		Name   string
+		Filter F
+	}
+	var buf bytes.Buffer
+	require.NoError(t, gob.NewEncoder(&buf).Encode(envelope{"whitelist", f}))
+	var out envelope
+	require.NoError(t, gob.NewDecoder(&buf).Decode(&out))
+	require.Equal(t, "whitelist", out.Name)
+	require.Equal(t, c.Words(f), c.Words(out.Filter))
+	require.Equal(t, f.Added(), out.Filter.Added())
+	NoFalseNegatives(t, out.Filter, 1, 20000)
+}
 
-		mutate := func(fn func([]byte)) []byte { b := bytes.Clone(data); fn(b); return b }
-		for _, bad := range []struct {
-			name string
-			data []byte
-			want error // from UnmarshalBinary, and from ReadFrom unless trailing
-		}{
-			{"empty", nil, mmapstore.ErrTruncated},
-			{"not a filter", []byte("PK\x03\x04 this is a zip file, not a filter, and long enough"), mmapstore.ErrBadMagic},
-			{"header cut", data[:5000], mmapstore.ErrTruncated},
-			{"payload cut", data[:len(data)-8], mmapstore.ErrTruncated},
-			{"version 2", mutate(func(b []byte) { b[8], b[mmapstore.SlotSize+8] = 2, 2 }), mmapstore.ErrVersion},
-			{"header checksum", mutate(func(b []byte) { b[40] ^= 0x10; b[mmapstore.SlotSize+40] ^= 0x10 }), mmapstore.ErrHeaderChecksum},
-			{"payload bit flip", mutate(func(b []byte) { b[mmapstore.PayloadOffset+100] ^= 0x10 }), mmapstore.ErrPayloadChecksum},
-			{"another variant", foreign.Bytes(), mmapstore.ErrVariant},
-			{"trailing bytes", append(bytes.Clone(data), 0), mmapstore.ErrCorrupt},
-		} {
-			t.Run(bad.name, func(t *testing.T) {
-				_, readErr := c.ReadFrom(bytes.NewReader(bad.data))
-				if bad.name == "trailing bytes" {
-					require.NoError(t, readErr, "a stream stops at the end of its payload")
-				} else {
-					require.ErrorIs(t, readErr, bad.want)
-				}
-				// Into a zero filter, and into a filter that holds keys,
-				// which must keep them.
-				require.ErrorIs(t, newZero[F]().UnmarshalBinary(bad.data), bad.want)
-				added := g.Added()
-				err := g.UnmarshalBinary(bad.data)
-				require.ErrorIs(t, err, bad.want)
-				if readErr != nil {
-					require.Equal(t, readErr.Error(), err.Error(), "the same error as ReadFrom")
-				}
-				require.Equal(t, added, g.Added(), "the receiver is unchanged")
-				NoFalseNegatives(t, g, 1, 20000)
-			})
-		}
-	})
+// binaryBadBytes: each kind of bad bytes gets from UnmarshalBinary the
+// error ReadFrom returns for it, and g, a filter holding keys 0..19999 of
+// set 1, is left as it was. data is a good encoding.
+func binaryBadBytes[F Binary](t *testing.T, c BinaryCase[F], data []byte, g F) {
+	// A filter of another variant: a header of another tag.
+	h := mmapstore.Header{Variant: mmapstore.Counting, M: 1000, K: 3, CellBits: 4, Capacity: 100,
+		TargetP: 0.01, PayloadLen: mmapstore.CellBytes(1000, 4)}
+	if c.Tag == mmapstore.Counting {
+		h.Variant, h.CellBits, h.PayloadLen = mmapstore.Standard, 1, mmapstore.CellBytes(1000, 1)
+	}
+	var foreign bytes.Buffer
+	_, err := mmapstore.WriteStream(&foreign, h, make([]uint64, h.PayloadLen/8))
+	require.NoError(t, err)
 
-	t.Run("file-backed receiver", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "f.bloom")
-		ff, err := c.Create(path)
-		require.NoError(t, err)
-		defer ff.Close()
-		ff.AddString("mapped")
-		fileData, err := ff.MarshalBinary()
-		require.NoError(t, err)
-		var fileStream bytes.Buffer
-		_, err = ff.WriteTo(&fileStream)
-		require.NoError(t, err)
-		require.Equal(t, fileStream.Bytes(), fileData)
+	mutate := func(fn func([]byte)) []byte { b := bytes.Clone(data); fn(b); return b }
+	for _, bad := range []struct {
+		name string
+		data []byte
+		want error // from UnmarshalBinary, and from ReadFrom unless trailing
+	}{
+		{"empty", nil, mmapstore.ErrTruncated},
+		{"not a filter", []byte("PK\x03\x04 this is a zip file, not a filter, and long enough"), mmapstore.ErrBadMagic},
+		{"header cut", data[:5000], mmapstore.ErrTruncated},
+		{"payload cut", data[:len(data)-8], mmapstore.ErrTruncated},
+		{"version 2", mutate(func(b []byte) { b[8], b[mmapstore.SlotSize+8] = 2, 2 }), mmapstore.ErrVersion},
+		{"header checksum", mutate(func(b []byte) { b[40] ^= 0x10; b[mmapstore.SlotSize+40] ^= 0x10 }), mmapstore.ErrHeaderChecksum},
+		{"payload bit flip", mutate(func(b []byte) { b[mmapstore.PayloadOffset+100] ^= 0x10 }), mmapstore.ErrPayloadChecksum},
+		{"another variant", foreign.Bytes(), mmapstore.ErrVariant},
+		{"trailing bytes", append(bytes.Clone(data), 0), mmapstore.ErrCorrupt},
+	} {
+		t.Run(bad.name, func(t *testing.T) {
+			_, readErr := c.ReadFrom(bytes.NewReader(bad.data))
+			if bad.name == "trailing bytes" {
+				require.NoError(t, readErr, "a stream stops at the end of its payload")
+			} else {
+				require.ErrorIs(t, readErr, bad.want)
+			}
+			// Into a zero filter, and into a filter that holds keys,
+			// which must keep them.
+			require.ErrorIs(t, newZero[F]().UnmarshalBinary(bad.data), bad.want)
+			added := g.Added()
+			err := g.UnmarshalBinary(bad.data)
+			require.ErrorIs(t, err, bad.want)
+			if readErr != nil {
+				require.Equal(t, readErr.Error(), err.Error(), "the same error as ReadFrom")
+			}
+			require.Equal(t, added, g.Added(), "the receiver is unchanged")
+			NoFalseNegatives(t, g, 1, 20000)
+		})
+	}
+}
 
-		err = ff.UnmarshalBinary(data)
-		require.ErrorIs(t, err, c.ErrInvalid)
-		require.ErrorContains(t, err, path)
-		require.True(t, ff.ContainsString("mapped"), "unchanged")
-		require.EqualValues(t, 1, ff.Added())
-	})
+// binaryFileBacked: a file-backed filter encodes like WriteTo and refuses
+// to be decoded into, with ErrInvalid naming its path.
+func binaryFileBacked[F Binary](t *testing.T, c BinaryCase[F], data []byte) {
+	path := filepath.Join(t.TempDir(), "f.bloom")
+	ff, err := c.Create(path)
+	require.NoError(t, err)
+	defer ff.Close()
+	ff.AddString("mapped")
+	fileData, err := ff.MarshalBinary()
+	require.NoError(t, err)
+	var fileStream bytes.Buffer
+	_, err = ff.WriteTo(&fileStream)
+	require.NoError(t, err)
+	require.Equal(t, fileStream.Bytes(), fileData)
+
+	err = ff.UnmarshalBinary(data)
+	require.ErrorIs(t, err, c.ErrInvalid)
+	require.ErrorContains(t, err, path)
+	require.True(t, ff.ContainsString("mapped"), "unchanged")
+	require.EqualValues(t, 1, ff.Added())
 }

@@ -58,47 +58,7 @@ func SchemeSuite[F SchemedFile[F]](t *testing.T, v Variant[F], golden1 string) {
 	for _, s := range []hashing.Scheme{hashing.Scheme1, hashing.Scheme2} {
 		t.Run(s.String(), func(t *testing.T) { schemeRecorded(t, v, s) })
 	}
-	t.Run("Digests", func(t *testing.T) {
-		for _, s := range []hashing.Scheme{hashing.Scheme1, hashing.Scheme2} {
-			f, err := v.NewScheme(1000, 0.01, 5, s)
-			require.NoError(t, err)
-			var buf [16]byte
-			for i := uint64(0); i < 500; i++ {
-				k := Key(buf[:], 1, i)
-				d := f.Hash(k)
-				require.Equal(t, s.Sum(k, 5), d)
-				require.Equal(t, d, f.HashString(string(k)))
-				if i%2 == 0 {
-					f.AddDigest(d)
-				} else {
-					f.Add(k)
-				}
-			}
-			for i := uint64(0); i < 500; i++ {
-				k := Key(buf[:], 1, i)
-				require.True(t, f.Contains(k))
-				require.True(t, f.ContainsDigest(s.Sum(k, 5)))
-			}
-			// The other scheme's digests address other bits: most keys
-			// test absent through them.
-			other := hashing.Scheme1
-			if s == hashing.Scheme1 {
-				other = hashing.Scheme2
-			}
-			found := 0
-			for i := uint64(0); i < 500; i++ {
-				if f.ContainsDigest(other.Sum(Key(buf[:], 1, i), 5)) {
-					found++
-				}
-			}
-			require.Less(t, found, 100, "scheme %s answers digests of %s", s, other)
-			var sink hashing.Digest
-			k := Key(buf[:], 1, 7)
-			require.Zero(t, testing.AllocsPerRun(100, func() { sink = f.Hash(k) }))
-			require.Zero(t, testing.AllocsPerRun(100, func() { sink = f.HashString("allocation-free") }))
-			_ = sink
-		}
-	})
+	t.Run("Digests", func(t *testing.T) { schemeDigests(t, v) })
 	if _, ok := any(*new(F)).(combiner[F]); ok {
 		union := func(a, b F) error { return any(a).(combiner[F]).Union(b) }
 		t.Run("UnionMismatch", func(t *testing.T) {
@@ -190,4 +150,49 @@ func WithHashID(b []byte, id uint16) []byte {
 		le.PutUint64(slot[mmapstore.SlotSize-8:], xxh3.Hash(slot[:mmapstore.SlotSize-8]))
 	}
 	return out
+}
+
+// schemeDigests: Hash, the *Digest methods and the key methods agree under
+// either scheme, without allocating, and the other scheme's digests address
+// other bits.
+func schemeDigests[F SchemedFile[F]](t *testing.T, v Variant[F]) {
+	for _, s := range []hashing.Scheme{hashing.Scheme1, hashing.Scheme2} {
+		f, err := v.NewScheme(1000, 0.01, 5, s)
+		require.NoError(t, err)
+		var buf [16]byte
+		for i := uint64(0); i < 500; i++ {
+			k := Key(buf[:], 1, i)
+			d := f.Hash(k)
+			require.Equal(t, s.Sum(k, 5), d)
+			require.Equal(t, d, f.HashString(string(k)))
+			if i%2 == 0 {
+				f.AddDigest(d)
+			} else {
+				f.Add(k)
+			}
+		}
+		for i := uint64(0); i < 500; i++ {
+			k := Key(buf[:], 1, i)
+			require.True(t, f.Contains(k))
+			require.True(t, f.ContainsDigest(s.Sum(k, 5)))
+		}
+		// The other scheme's digests address other bits: most keys
+		// test absent through them.
+		other := hashing.Scheme1
+		if s == hashing.Scheme1 {
+			other = hashing.Scheme2
+		}
+		found := 0
+		for i := uint64(0); i < 500; i++ {
+			if f.ContainsDigest(other.Sum(Key(buf[:], 1, i), 5)) {
+				found++
+			}
+		}
+		require.Less(t, found, 100, "scheme %s answers digests of %s", s, other)
+		var sink hashing.Digest
+		k := Key(buf[:], 1, 7)
+		require.Zero(t, testing.AllocsPerRun(100, func() { sink = f.Hash(k) }))
+		require.Zero(t, testing.AllocsPerRun(100, func() { sink = f.HashString("allocation-free") }))
+		_ = sink
+	}
 }
