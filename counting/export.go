@@ -25,7 +25,7 @@ func (f *Filter) ExportTo(w io.Writer) (int64, error) {
 	if f.words == nil { // closed: do not export an empty filter in its place
 		return 0, fmt.Errorf("counting: export: %w", mmapstore.ErrClosed)
 	}
-	m := f.geom.m
+	m := f.geom.M
 	n := mmapstore.CellBytes(m, 1)
 	if err := sizing.CheckMemory(n); err != nil {
 		return 0, fmt.Errorf("counting: export: %w", err)
@@ -34,14 +34,14 @@ func (f *Filter) ExportTo(w io.Writer) (int64, error) {
 	set := presence(out, f.words, m)
 	h := mmapstore.Header{
 		Variant:    mmapstore.Standard,
-		Hash:       uint16(f.geom.scheme),
-		Seed:       f.geom.seed,
+		Hash:       uint16(f.geom.Scheme),
+		Seed:       f.geom.Seed,
 		M:          m,
-		K:          f.geom.k,
+		K:          f.geom.K,
 		CellBits:   1,
-		Capacity:   f.geom.capacity,
-		TargetP:    f.geom.p,
-		Count:      estimateCount(set, m, f.geom.k),
+		Capacity:   f.geom.Capacity,
+		TargetP:    f.geom.P,
+		Count:      estimateCount(set, m, f.geom.K),
 		PayloadLen: n,
 	}
 	return mmapstore.WriteStream(w, h, out)

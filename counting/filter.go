@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/bloomkit/bloomkit"
+	"github.com/bloomkit/bloomkit/internal/classic"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/bloomkit/bloomkit/internal/hugepage"
@@ -65,7 +66,7 @@ func NewWithSize(m uint64, k uint32, opts ...Option) (*Filter, error) {
 }
 
 func newInMemory(g geometry) (*Filter, error) {
-	bytes := mmapstore.CellBytes(g.m, counterBits)
+	bytes := mmapstore.CellBytes(g.M, counterBits)
 	if err := sizing.CheckMemory(bytes); err != nil {
 		return nil, fmt.Errorf("counting: %w", err)
 	}
@@ -76,7 +77,7 @@ func newInMemory(g geometry) (*Filter, error) {
 
 // newFilter returns a filter of geometry g without its counters.
 func newFilter(g geometry) *Filter {
-	return &Filter{geom: g, span: collisionSpan(g.m)}
+	return &Filter{geom: g, span: collisionSpan(g.M)}
 }
 
 // positions writes the distinct probe positions of d into pos, as
@@ -84,7 +85,7 @@ func newFilter(g geometry) *Filter {
 // each counter's word: these loads overlap, whereas each compare-and-swap
 // that follows waits for the one before.
 func (f *Filter) positions(d hashing.Digest, pos *[sizing.MaxK]uint64) int {
-	n := distinctPositions(d, f.geom.m, f.span, f.geom.k, pos)
+	n := distinctPositions(d, f.geom.M, f.span, f.geom.K, pos)
 	for _, p := range pos[:n] {
 		get(f.words, p) // the load alone: a closed filter's nil words read 0
 	}
@@ -240,7 +241,7 @@ func (f *Filter) ContainsString(key string) bool {
 // independent and their cache misses overlap. After Close it reports true:
 // its counters read as saturated (see Close).
 func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
-	words, m, k := f.words, f.geom.m, f.geom.k
+	words, m, k := f.words, f.geom.M, f.geom.K
 	if uint64(len(words)) < (m+perWord-1)/perWord {
 		return true // closed: every counter reads as saturated
 	}
@@ -275,9 +276,9 @@ func (f *Filter) CountString(key string) uint {
 
 // CountDigest is Count for a digest from Hash (see AddDigest).
 func (f *Filter) CountDigest(d bloomkit.Digest) uint {
-	words, m := f.words, f.geom.m
+	words, m := f.words, f.geom.M
 	h, least := d.H1, uint64(maxCount)
-	for i := f.geom.k; i > 0 && least > 0; i-- {
+	for i := f.geom.K; i > 0 && least > 0; i-- {
 		least = min(least, get(words, hashing.Reduce(h, m)))
 		h += d.H2
 	}
@@ -285,28 +286,28 @@ func (f *Filter) CountDigest(d bloomkit.Digest) uint {
 }
 
 // Capacity returns the number of items the filter was sized for.
-func (f *Filter) Capacity() uint64 { return f.geom.capacity }
+func (f *Filter) Capacity() uint64 { return f.geom.Capacity }
 
 // TargetFPR returns the false-positive rate the filter was sized for, at
 // capacity.
-func (f *Filter) TargetFPR() float64 { return f.geom.p }
+func (f *Filter) TargetFPR() float64 { return f.geom.P }
 
 // K returns the number of probes per key.
-func (f *Filter) K() uint32 { return f.geom.k }
+func (f *Filter) K() uint32 { return f.geom.K }
 
 // Counters returns m, the number of counters: the bits of the standard
 // filter ExportTo writes.
-func (f *Filter) Counters() uint64 { return f.geom.m }
+func (f *Filter) Counters() uint64 { return f.geom.M }
 
 // Bits returns the size of the counter array in bits: 4m.
-func (f *Filter) Bits() uint64 { return f.geom.m * counterBits }
+func (f *Filter) Bits() uint64 { return f.geom.M * counterBits }
 
 // Bytes returns the memory the counter array takes (4m bits rounded up to
 // 64-bit words).
 func (f *Filter) Bytes() uint64 { return uint64(len(f.words)) * 8 }
 
 // Seed returns the hash seed.
-func (f *Filter) Seed() uint64 { return f.geom.seed }
+func (f *Filter) Seed() uint64 { return f.geom.Seed }
 
 // Added returns how many items the filter holds: Add calls minus Remove
 // calls that returned true (a key added twice counts twice). For a filter
@@ -326,7 +327,7 @@ func (f *Filter) Saturated() uint64 { return f.saturated.Load() }
 // SaturatedCounters returns the number of counters at 15 now, whoever set
 // them. O(m/16).
 func (f *Filter) SaturatedCounters() uint64 {
-	_, s := census(f.words, f.geom.m)
+	_, s := census(f.words, f.geom.M)
 	return s
 }
 
@@ -334,8 +335,8 @@ func (f *Filter) SaturatedCounters() uint64 {
 // nonzero counters X: -(m/k) ln(1 - X/m) (Swamidass and Baldi 2007). O(m/16).
 // A filter with every counter nonzero returns math.MaxUint64.
 func (f *Filter) ApproxCount() uint64 {
-	nonZero, _ := census(f.words, f.geom.m)
-	return estimateCount(nonZero, f.geom.m, f.geom.k)
+	nonZero, _ := census(f.words, f.geom.M)
+	return estimateCount(nonZero, f.geom.M, f.geom.K)
 }
 
 // estimateCount is sizing.EstimateCount rounded to an integer, with
@@ -351,14 +352,14 @@ func estimateCount(nonZero, m uint64, k uint32) uint64 {
 // FillRatio returns the fraction of counters that are not zero: the fill
 // ratio of the exported standard filter. O(m/16).
 func (f *Filter) FillRatio() float64 {
-	nonZero, _ := census(f.words, f.geom.m)
-	return float64(nonZero) / float64(f.geom.m)
+	nonZero, _ := census(f.words, f.geom.M)
+	return float64(nonZero) / float64(f.geom.M)
 }
 
 // EstimatedFPR returns the false-positive rate implied by the current fill:
 // FillRatio^k. O(m/16).
 func (f *Filter) EstimatedFPR() float64 {
-	return math.Pow(f.FillRatio(), float64(f.geom.k))
+	return math.Pow(f.FillRatio(), float64(f.geom.K))
 }
 
 // ReadOnly reports whether the filter was opened with OpenReadOnly.
@@ -371,9 +372,9 @@ func (f *Filter) compatible(op string, o *Filter) error {
 	if f.readOnly {
 		return fmt.Errorf("counting: %s: %w", op, ErrReadOnly)
 	}
-	if f.geom.m != o.geom.m || f.geom.k != o.geom.k || f.geom.seed != o.geom.seed || f.geom.scheme != o.geom.scheme {
+	if f.geom.M != o.geom.M || f.geom.K != o.geom.K || f.geom.Seed != o.geom.Seed || f.geom.Scheme != o.geom.Scheme {
 		return fmt.Errorf("%w: %s of m=%d k=%d seed=%d hash %s with m=%d k=%d seed=%d hash %s", ErrMismatch, op,
-			f.geom.m, f.geom.k, f.geom.seed, f.geom.scheme, o.geom.m, o.geom.k, o.geom.seed, o.geom.scheme)
+			f.geom.M, f.geom.K, f.geom.Seed, f.geom.Scheme, o.geom.M, o.geom.K, o.geom.Seed, o.geom.Scheme)
 	}
 	return nil
 }
@@ -387,7 +388,7 @@ func (f *Filter) Union(other *Filter) error {
 	if err := f.compatible("union", other); err != nil {
 		return err
 	}
-	f.saturated.Add(combine(f.words, other.words, f.geom.m, addSaturating))
+	f.saturated.Add(combine(f.words, other.words, f.geom.M, addSaturating))
 	f.added.add(hashing.Digest{}, int64(min(other.added.load(), math.MaxInt64)))
 	return nil
 }
@@ -406,7 +407,7 @@ func (f *Filter) Intersect(other *Filter) error {
 	if err := f.compatible("intersect", other); err != nil {
 		return err
 	}
-	combine(f.words, other.words, f.geom.m, minimum)
+	combine(f.words, other.words, f.geom.M, minimum)
 	f.added.store(f.ApproxCount())
 	return nil
 }
@@ -414,15 +415,15 @@ func (f *Filter) Intersect(other *Filter) error {
 func (f *Filter) header() mmapstore.Header {
 	return mmapstore.Header{
 		Variant:    mmapstore.Counting,
-		Hash:       uint16(f.geom.scheme),
-		Seed:       f.geom.seed,
-		M:          f.geom.m,
-		K:          f.geom.k,
+		Hash:       uint16(f.geom.Scheme),
+		Seed:       f.geom.Seed,
+		M:          f.geom.M,
+		K:          f.geom.K,
 		CellBits:   counterBits,
-		Capacity:   f.geom.capacity,
-		TargetP:    f.geom.p,
+		Capacity:   f.geom.Capacity,
+		TargetP:    f.geom.P,
 		Count:      f.added.load(),
-		PayloadLen: mmapstore.CellBytes(f.geom.m, counterBits),
+		PayloadLen: mmapstore.CellBytes(f.geom.M, counterBits),
 	}
 }
 
@@ -460,7 +461,4 @@ func ReadFrom(r io.Reader) (*Filter, error) {
 	return f, nil
 }
 
-func geometryOf(h mmapstore.Header) geometry {
-	scheme := hashing.Scheme(h.Hash)
-	return geometry{m: h.M, k: h.K, seed: h.Seed, scheme: scheme, hash: hashing.NewHasher(scheme, h.Seed), capacity: h.Capacity, p: h.TargetP}
-}
+func geometryOf(h mmapstore.Header) geometry { return classic.Of(h) }

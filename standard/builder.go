@@ -43,9 +43,9 @@ func (b *Builder) AddString(key string) bool { return b.AddDigest(b.f.HashString
 
 // AddDigest is Add for a digest from Filter.Hash (see Filter.AddDigest).
 func (b *Builder) AddDigest(d bloomkit.Digest) bool {
-	words, m := b.f.words, b.f.geom.m
+	words, m := b.f.words, b.f.geom.M
 	h, isNew := d.H1, false
-	for i := b.f.geom.k; i > 0; i-- { // k is 0 after Close: nothing is written
+	for i := b.f.geom.K; i > 0; i-- { // k is 0 after Close: nothing is written
 		if !bitset.SetPlain(words, hashing.Reduce(h, m)) {
 			isNew = true
 		}

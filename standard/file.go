@@ -112,7 +112,7 @@ func (f *Filter) Publish() error {
 // without touching memory, and the hot paths carry no check for it.
 func (f *Filter) closed() {
 	f.words = nil
-	f.geom.k = 0
+	f.geom.K = 0
 }
 
 // usable returns an error wrapping mmapstore.ErrClosed after Close.

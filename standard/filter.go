@@ -10,6 +10,7 @@ import (
 
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/internal/bitset"
+	"github.com/bloomkit/bloomkit/internal/classic"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/bloomkit/bloomkit/internal/hugepage"
@@ -59,7 +60,7 @@ func NewWithSize(m uint64, k uint32, opts ...Option) (*Filter, error) {
 }
 
 func newInMemory(g geometry) (*Filter, error) {
-	bytes := mmapstore.CellBytes(g.m, 1)
+	bytes := mmapstore.CellBytes(g.M, 1)
 	if err := sizing.CheckMemory(bytes); err != nil {
 		return nil, fmt.Errorf("standard: %w", err)
 	}
@@ -90,9 +91,9 @@ func (f *Filter) AddDigest(d bloomkit.Digest) bool {
 	if f.readOnly {
 		panic(fmt.Errorf("standard: Add: %w: %s", ErrReadOnly, f.Path()))
 	}
-	words, m := f.words, f.geom.m
+	words, m := f.words, f.geom.M
 	h, isNew := d.H1, false
-	for i := f.geom.k; i > 0; i-- {
+	for i := f.geom.K; i > 0; i-- {
 		if !bitset.Set(words, hashing.Reduce(h, m)) {
 			isNew = true
 		}
@@ -117,7 +118,7 @@ func (f *Filter) ContainsString(key string) bool {
 
 // ContainsDigest is Contains for a digest from Hash (see AddDigest).
 func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
-	return probe(f.words, f.geom.m, f.geom.k, d)
+	return probe(f.words, f.geom.M, f.geom.K, d)
 }
 
 // probeGroup is how many bits probe tests between branches.
@@ -150,23 +151,23 @@ func probe(words []uint64, m uint64, k uint32, d hashing.Digest) bool {
 }
 
 // Capacity returns the number of items the filter was sized for.
-func (f *Filter) Capacity() uint64 { return f.geom.capacity }
+func (f *Filter) Capacity() uint64 { return f.geom.Capacity }
 
 // TargetFPR returns the false-positive rate the filter was sized for, at
 // capacity.
-func (f *Filter) TargetFPR() float64 { return f.geom.p }
+func (f *Filter) TargetFPR() float64 { return f.geom.P }
 
 // K returns the number of probes per key.
-func (f *Filter) K() uint32 { return f.geom.k }
+func (f *Filter) K() uint32 { return f.geom.K }
 
 // Bits returns m, the size of the bit array in bits.
-func (f *Filter) Bits() uint64 { return f.geom.m }
+func (f *Filter) Bits() uint64 { return f.geom.M }
 
 // Bytes returns the memory the bit array takes (m rounded up to 64-bit words).
 func (f *Filter) Bytes() uint64 { return uint64(len(f.words)) * 8 }
 
 // Seed returns the hash seed.
-func (f *Filter) Seed() uint64 { return f.geom.seed }
+func (f *Filter) Seed() uint64 { return f.geom.Seed }
 
 // Added returns how many Add calls reported a new key (for a filter from a
 // file, counted since it was created, as of its last Sync or Close). After
@@ -177,7 +178,7 @@ func (f *Filter) Added() uint64 { return f.added.Load() }
 // set bits X: -(m/k) ln(1 - X/m) (Swamidass and Baldi 2007). O(m/64). A
 // completely full filter returns math.MaxUint64.
 func (f *Filter) ApproxCount() uint64 {
-	c := sizing.EstimateCount(bitset.Count(f.words), f.geom.m, f.geom.k)
+	c := sizing.EstimateCount(bitset.Count(f.words), f.geom.M, f.geom.K)
 	if c >= math.MaxUint64 {
 		return math.MaxUint64
 	}
@@ -186,13 +187,13 @@ func (f *Filter) ApproxCount() uint64 {
 
 // FillRatio returns the fraction of bits that are set. O(m/64).
 func (f *Filter) FillRatio() float64 {
-	return float64(bitset.Count(f.words)) / float64(f.geom.m)
+	return float64(bitset.Count(f.words)) / float64(f.geom.M)
 }
 
 // EstimatedFPR returns the false-positive rate implied by the current fill:
 // FillRatio^k. O(m/64).
 func (f *Filter) EstimatedFPR() float64 {
-	return math.Pow(f.FillRatio(), float64(f.geom.k))
+	return math.Pow(f.FillRatio(), float64(f.geom.K))
 }
 
 // ReadOnly reports whether the filter was opened with OpenReadOnly.
@@ -205,9 +206,9 @@ func (f *Filter) compatible(op string, o *Filter) error {
 	if f.readOnly {
 		return fmt.Errorf("standard: %s: %w", op, ErrReadOnly)
 	}
-	if f.geom.m != o.geom.m || f.geom.k != o.geom.k || f.geom.seed != o.geom.seed || f.geom.scheme != o.geom.scheme {
+	if f.geom.M != o.geom.M || f.geom.K != o.geom.K || f.geom.Seed != o.geom.Seed || f.geom.Scheme != o.geom.Scheme {
 		return fmt.Errorf("%w: %s of m=%d k=%d seed=%d hash %s with m=%d k=%d seed=%d hash %s", ErrMismatch, op,
-			f.geom.m, f.geom.k, f.geom.seed, f.geom.scheme, o.geom.m, o.geom.k, o.geom.seed, o.geom.scheme)
+			f.geom.M, f.geom.K, f.geom.Seed, f.geom.Scheme, o.geom.M, o.geom.K, o.geom.Seed, o.geom.Scheme)
 	}
 	return nil
 }
@@ -240,15 +241,15 @@ func (f *Filter) Intersect(other *Filter) error {
 func (f *Filter) header() mmapstore.Header {
 	return mmapstore.Header{
 		Variant:    mmapstore.Standard,
-		Hash:       uint16(f.geom.scheme),
-		Seed:       f.geom.seed,
-		M:          f.geom.m,
-		K:          f.geom.k,
+		Hash:       uint16(f.geom.Scheme),
+		Seed:       f.geom.Seed,
+		M:          f.geom.M,
+		K:          f.geom.K,
 		CellBits:   1,
-		Capacity:   f.geom.capacity,
-		TargetP:    f.geom.p,
+		Capacity:   f.geom.Capacity,
+		TargetP:    f.geom.P,
 		Count:      f.added.Load(),
-		PayloadLen: mmapstore.CellBytes(f.geom.m, 1),
+		PayloadLen: mmapstore.CellBytes(f.geom.M, 1),
 	}
 }
 
@@ -286,7 +287,4 @@ func ReadFrom(r io.Reader) (*Filter, error) {
 	return f, nil
 }
 
-func geometryOf(h mmapstore.Header) geometry {
-	scheme := hashing.Scheme(h.Hash)
-	return geometry{m: h.M, k: h.K, seed: h.Seed, scheme: scheme, hash: hashing.NewHasher(scheme, h.Seed), capacity: h.Capacity, p: h.TargetP}
-}
+func geometryOf(h mmapstore.Header) geometry { return classic.Of(h) }

@@ -1,0 +1,93 @@
+// Package classic is the geometry of the unblocked filters, standard and
+// counting: m cells (bits or counters), k probes per key anywhere in them,
+// the seed and scheme that hash a key, and the capacity and target rate the
+// geometry was sized for. Both variants size m and k by the classic formula
+// (sizing.Standard) and read the same header fields back.
+package classic
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit/internal/sizing"
+	"github.com/bloomkit/bloomkit/mmapstore"
+)
+
+// Config is what a variant's options set: the seed and the hashing scheme.
+type Config struct {
+	Seed   uint64
+	Scheme hashing.Scheme
+}
+
+// Configure applies opts to the defaults: seed 0, hashing.Default.
+func Configure[O ~func(*Config)](opts []O) Config {
+	c := Config{Seed: 0, Scheme: hashing.Default}
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+// checkScheme refuses a scheme an option gave that this build does not
+// implement.
+func (c Config) checkScheme() error {
+	if !c.Scheme.Valid() {
+		return fmt.Errorf("%w: hash scheme %d (want 1 or 2)", sizing.ErrInvalid, c.Scheme)
+	}
+	return nil
+}
+
+// Geometry is what defines a standard or counting filter.
+type Geometry struct {
+	M        uint64 // cells: bits, or counters
+	K        uint32 // probes per key
+	Seed     uint64 // hash seed
+	Scheme   hashing.Scheme
+	Hash     hashing.Hasher // scheme and seed, ready to hash with
+	Capacity uint64         // expected items n
+	P        float64        // target rate at capacity
+}
+
+func newGeometry(m uint64, k uint32, seed uint64, s hashing.Scheme, n uint64, p float64) Geometry {
+	return Geometry{M: m, K: k, Seed: seed, Scheme: s, Hash: hashing.NewHasher(s, seed), Capacity: n, P: p}
+}
+
+// For is the geometry for n items at rate p (sizing.Standard), hashed as c
+// says.
+func For(n uint64, p float64, c Config) (Geometry, error) {
+	if err := c.checkScheme(); err != nil {
+		return Geometry{}, err
+	}
+	m, k, err := sizing.Standard(n, p)
+	if err != nil {
+		return Geometry{}, err
+	}
+	return newGeometry(m, k, c.Seed, c.Scheme, n, p), nil
+}
+
+// Explicit describes an expert's m and k. The capacity is the n for which
+// this k is optimal (n = m ln 2 / k) and the target rate is the formula's
+// rate there.
+func Explicit(m uint64, k uint32, c Config) (Geometry, error) {
+	if err := c.checkScheme(); err != nil {
+		return Geometry{}, err
+	}
+	if err := sizing.CheckGeometry(m, k); err != nil {
+		return Geometry{}, err
+	}
+	n := uint64(math.Max(1, math.Floor(float64(m)*sizing.Ln2/float64(k))))
+	p := sizing.FPR(m, n, k)
+	if !(p > 0) {
+		p = math.SmallestNonzeroFloat64
+	}
+	if p >= 1 {
+		p = math.Nextafter(1, 0)
+	}
+	return newGeometry(m, k, c.Seed, c.Scheme, n, p), nil
+}
+
+// Of is the geometry a file's header records.
+func Of(h mmapstore.Header) Geometry {
+	return newGeometry(h.M, h.K, h.Seed, hashing.Scheme(h.Hash), h.Capacity, h.TargetP)
+}
