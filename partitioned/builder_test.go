@@ -91,28 +91,23 @@ func TestBuilderCountReachesFileWithoutFlush(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	t.Run("publish", func(t *testing.T) {
-		path := filepath.Join(dir, "published.bloom")
-		f, err := CreateTemp(path, 10_000, 0.01)
-		require.NoError(t, err)
-		build(t, f)
-		require.NoError(t, f.Publish())
-		g, err := OpenReadOnly(path)
-		require.NoError(t, err)
-		defer g.Close()
-		require.EqualValues(t, n, g.Added())
-	})
-	t.Run("close", func(t *testing.T) {
-		path := filepath.Join(dir, "closed.bloom")
-		f, err := Create(path, 10_000, 0.01)
-		require.NoError(t, err)
-		build(t, f)
-		require.NoError(t, f.Close())
-		g, err := OpenReadOnly(path)
-		require.NoError(t, err)
-		defer g.Close()
-		require.EqualValues(t, n, g.Added())
-	})
+	for _, tc := range []struct {
+		name   string
+		create func(path string, n uint64, p float64, opts ...Option) (*Filter, error)
+		end    func(*Filter) error
+	}{{"publish", CreateTemp, (*Filter).Publish}, {"close", Create, (*Filter).Close}} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name+".bloom")
+			f, err := tc.create(path, 10_000, 0.01)
+			require.NoError(t, err)
+			build(t, f)
+			require.NoError(t, tc.end(f))
+			g, err := OpenReadOnly(path)
+			require.NoError(t, err)
+			defer g.Close()
+			require.EqualValues(t, n, g.Added())
+		})
+	}
 	t.Run("sync", func(t *testing.T) {
 		path := filepath.Join(dir, "synced.bloom")
 		f, err := Create(path, 10_000, 0.01)

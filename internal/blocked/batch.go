@@ -49,16 +49,25 @@ func (f Filter) ContainsBatch(ds []hashing.Digest, found []bool) {
 		}
 		return
 	}
+	f.groups(ds, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			found[i] = f.Contains(ds[i])
+		}
+	})
+}
+
+// groups calls fn(lo, hi) for each group ds[lo:hi] of Group digests, in
+// order, having warmed the blocks of the group after it (see Warm) first,
+// so one group's cache misses are in flight while the one before is
+// worked on.
+func (f Filter) groups(ds []hashing.Digest, fn func(lo, hi int)) {
 	f.Warm(ds[:min(Group, len(ds))])
-	for len(ds) > 0 {
-		n := min(len(ds), Group)
-		if len(ds) > n {
-			f.Warm(ds[n:min(n+Group, len(ds))])
+	for lo := 0; lo < len(ds); lo += Group {
+		hi := min(len(ds), lo+Group)
+		if hi < len(ds) {
+			f.Warm(ds[hi:min(hi+Group, len(ds))])
 		}
-		for i, d := range ds[:n] {
-			found[i] = f.Contains(d)
-		}
-		ds, found = ds[n:], found[n:]
+		fn(lo, hi)
 	}
 }
 
@@ -76,13 +85,8 @@ func (f Filter) addBatch(ds []hashing.Digest, plain bool) int {
 		return 0
 	}
 	added := 0
-	f.Warm(ds[:min(Group, len(ds))])
-	for len(ds) > 0 {
-		n := min(len(ds), Group)
-		if len(ds) > n {
-			f.Warm(ds[n:min(n+Group, len(ds))])
-		}
-		for _, d := range ds[:n] {
+	f.groups(ds, func(lo, hi int) {
+		for _, d := range ds[lo:hi] {
 			var isNew bool
 			if plain {
 				isNew = f.AddPlain(d)
@@ -93,7 +97,6 @@ func (f Filter) addBatch(ds []hashing.Digest, plain bool) int {
 				added++
 			}
 		}
-		ds = ds[n:]
-	}
+	})
 	return added
 }
