@@ -328,7 +328,7 @@ func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
 
 // StageInfo describes one stage.
 type StageInfo struct {
-	Capacity     uint64  // keys it was sized for: n0·s^i
+	Capacity     uint64  // keys it was sized for: ⌈n0·s^i⌉
 	Count        uint64  // keys it took as new
 	Bits         uint64  // m, a multiple of 512
 	K            uint32  // probes per key
