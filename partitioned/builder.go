@@ -1,9 +1,6 @@
 package partitioned
 
-import (
-	"github.com/bloomkit/bloomkit"
-	"github.com/bloomkit/bloomkit/internal/blocked"
-)
+import "github.com/bloomkit/bloomkit"
 
 // Builder adds keys to a filter with plain stores, for the one goroutine
 // that builds a filter: a bulk load, a rebuild from a key list, a stream of
@@ -16,13 +13,13 @@ import (
 //
 // A Builder is not safe for concurrent use, and while one is in use nothing
 // else may use its filter: no Add, Contains or Sync from another goroutine,
-// no second Builder. Its count of new keys reaches the filter's Added (and
-// the file header at Sync or Close) at Flush, and at the end of each
-// AddMany. After Flush the filter may be used as usual; the Builder may
-// be used again once nothing else uses the filter.
+// no second Builder. Its count of new keys reaches the filter's Added at
+// Flush and at the end of each AddMany; the filter's Sync, Close, Publish,
+// WriteTo and MarshalBinary flush it first, so the count a file records
+// includes every key a Builder added. After Flush the filter may be used as
+// usual; the Builder may be used again once nothing else uses the filter.
 type Builder struct {
-	f     *Filter
-	added uint64 // new keys not yet in f.added
+	f *Filter // its count of new keys not yet in Added is f.pending
 }
 
 // Builder returns a Builder that adds to f. On a filter opened with
@@ -34,10 +31,10 @@ func (f *Filter) Builder() *Builder {
 
 // Add adds key and reports whether it was new (see Filter.Add).
 func (b *Builder) Add(key []byte) bool {
-	if !b.f.t.AddKeySingle(key) {
+	if !b.f.t.AddKeyPlain(&b.f.hash, key) {
 		return false
 	}
-	b.added++
+	b.f.pending++
 	return true
 }
 
@@ -46,10 +43,10 @@ func (b *Builder) AddString(key string) bool { return b.Add(bytesOf(key)) }
 
 // AddDigest is Add for a digest from Filter.Hash (see Filter.AddDigest).
 func (b *Builder) AddDigest(d bloomkit.Digest) bool {
-	if !blocked.AddSingle(b.f.t.Words, b.f.geom.m/BlockBits, d, b.f.geom.k) {
+	if !b.f.t.AddPlain(d) {
 		return false
 	}
-	b.added++
+	b.f.pending++
 	return true
 }
 
@@ -58,7 +55,7 @@ func (b *Builder) AddDigest(d bloomkit.Digest) bool {
 // then adds its count, and any left by Add, to the filter's Added.
 func (b *Builder) AddMany(keys [][]byte) int {
 	added := b.f.addMany(keys, true)
-	b.added += uint64(added)
+	b.f.pending += uint64(added)
 	b.Flush()
 	return added
 }
@@ -66,9 +63,15 @@ func (b *Builder) AddMany(keys [][]byte) int {
 // Flush adds the count of new keys found since the last Flush to the
 // filter's Added. Call it when the build is done, before the filter is
 // synced, written or used by others.
-func (b *Builder) Flush() {
-	if b.added != 0 {
-		b.f.added.Add(b.added)
-		b.added = 0
+func (b *Builder) Flush() { b.f.flushPending() }
+
+// flushPending adds the count of a Builder's new keys not yet flushed to
+// Added. It runs where the Builder's contract says nothing else uses the
+// filter: at Flush, and before the filter records its count (Sync, Close,
+// Publish, WriteTo).
+func (f *Filter) flushPending() {
+	if f.pending != 0 {
+		f.added.Add(f.pending)
+		f.pending = 0
 	}
 }

@@ -1,12 +1,14 @@
 package partitioned
 
 import (
+	"bytes"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/bloomkit/bloomkit/internal/filtertest"
+	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
 // A filter built with a Builder (Add, AddString and AddMany mixed, repeats
@@ -74,4 +76,59 @@ func TestBuilderOnReadOnlyPanics(t *testing.T) {
 	require.NoError(t, err)
 	f.readOnly = true
 	require.PanicsWithError(t, "partitioned: Add: "+ErrReadOnly.Error()+": ", func() { f.Builder() })
+}
+
+// Issue 26 row 15: keys added through a Builder and never flushed were
+// counted nowhere: a build published, closed or synced without Flush
+// recorded 0 keys added, so info, the estimated rate and the capacity
+// warnings were wrong. Publish, Close and Sync flush the Builder first.
+func TestBuilderCountReachesFileWithoutFlush(t *testing.T) {
+	const n = 3000
+	build := func(t *testing.T, f *Filter) {
+		bl := f.Builder()
+		for i := range uint64(n) {
+			require.True(t, bl.Add(filtertest.Key(make([]byte, 16), 7, i)))
+		}
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name   string
+		create func(path string, n uint64, p float64, opts ...Option) (*Filter, error)
+		end    func(*Filter) error
+	}{{"publish", CreateTemp, (*Filter).Publish}, {"close", Create, (*Filter).Close}} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name+".bloom")
+			f, err := tc.create(path, 10_000, 0.01)
+			require.NoError(t, err)
+			build(t, f)
+			require.NoError(t, tc.end(f))
+			g, err := OpenReadOnly(path)
+			require.NoError(t, err)
+			defer g.Close()
+			require.EqualValues(t, n, g.Added())
+		})
+	}
+	t.Run("sync", func(t *testing.T) {
+		path := filepath.Join(dir, "synced.bloom")
+		f, err := Create(path, 10_000, 0.01)
+		require.NoError(t, err)
+		defer f.Close()
+		build(t, f)
+		require.NoError(t, f.Sync())
+		h, err := mmapstore.ReadHeader(path)
+		require.NoError(t, err)
+		require.EqualValues(t, n, h.Count)
+		require.EqualValues(t, n, f.Added())
+	})
+	t.Run("write", func(t *testing.T) {
+		f, err := New(10_000, 0.01)
+		require.NoError(t, err)
+		build(t, f)
+		var buf bytes.Buffer
+		_, err = f.WriteTo(&buf)
+		require.NoError(t, err)
+		g, err := ReadFrom(&buf)
+		require.NoError(t, err)
+		require.EqualValues(t, n, g.Added())
+	})
 }

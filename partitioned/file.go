@@ -71,7 +71,7 @@ func (f *Filter) attach(mf *mmapstore.File) {
 }
 
 // Close releases the file: a writable filter is synced and sealed with its
-// payload checksum first (O(size)). Close does nothing for an in-memory
+// payload checksum first (O(size)), its count including a Builder's. Close does nothing for an in-memory
 // filter, which stays usable.
 //
 // After Close a file-backed filter answers without touching memory it no
@@ -87,6 +87,7 @@ func (f *Filter) Close() error {
 	if f.store.File() == nil {
 		return nil
 	}
+	f.flushPending()
 	err := f.store.CloseFile()
 	if f.store.Closed() {
 		f.t.Words = nil
@@ -101,6 +102,7 @@ func (f *Filter) Close() error {
 // CreateTemp, returns an error wrapping mmapstore.ErrNotTemp and is left
 // as it was.
 func (f *Filter) Publish() error {
+	f.flushPending()
 	err := f.store.PublishFile()
 	if f.store.Closed() {
 		f.t.Words = nil
@@ -117,10 +119,13 @@ func (f *Filter) usable() error { return f.store.Usable() }
 func (f *Filter) Path() string { return f.store.Path() }
 
 // Sync makes every Add completed before it durable in the file and records
-// the item count in the header. It costs the pages changed since the last
+// the item count in the header (a Builder's count included: see Builder). It costs the pages changed since the last
 // Sync. It does nothing and returns nil for in-memory and read-only filters;
 // after Close it returns an error wrapping mmapstore.ErrClosed.
-func (f *Filter) Sync() error { return f.store.Sync() }
+func (f *Filter) Sync() error {
+	f.flushPending()
+	return f.store.Sync()
+}
 
 // Verify reads the whole file, O(size), and checks the bit array against its
 // stored checksum: mmapstore.ErrPayloadChecksum on a mismatch,

@@ -30,9 +30,11 @@ var _ io.WriterTo = (*Filter)(nil)
 // Add. One goroutine that builds a filter alone adds faster through a
 // Builder.
 type Filter struct {
-	t        blocked.Table // the words (whole blocks; the first starts a cache line), shape and hash
-	geom     geometry
+	t        blocked.Filter // the words (whole blocks; the first starts a cache line) and their shape, from geom
+	hash     hashing.Hasher // geom's scheme and seed, ready to hash with
+	geom     geometry       // what defines the filter: the one record of it
 	added    atomic.Uint64
+	pending  uint64 // new keys a Builder found, not yet in added (see Builder)
 	readOnly bool
 	store    filebacked.Store // the mapped file; zero for an in-memory filter
 }
@@ -63,7 +65,7 @@ func NewWithSize(m uint64, k uint32, opts ...Option) (*Filter, error) {
 // newFilter returns the filter of geometry g over words (nil for one whose
 // file is yet to be attached).
 func newFilter(words []uint64, g geometry) *Filter {
-	return &Filter{t: blocked.NewTable(words, g.blocks(), g.k, g.scheme, g.seed), geom: g}
+	return &Filter{t: blocked.Filter{Words: words, Blocks: g.blocks(), K: g.k}, hash: hashing.NewHasher(g.scheme, g.seed), geom: g}
 }
 
 func newInMemory(g geometry) (*Filter, error) {
@@ -85,7 +87,7 @@ func newInMemory(g geometry) (*Filter, error) {
 // mapping, which would fault the process).
 func (f *Filter) Add(key []byte) bool {
 	f.writable()
-	if !f.t.AddKey(key) {
+	if !f.t.AddKey(&f.hash, key) {
 		return false
 	}
 	f.added.Add(1)
@@ -101,7 +103,7 @@ func (f *Filter) AddString(key string) bool { return f.Add(bytesOf(key)) }
 // answers for it mean nothing.
 func (f *Filter) AddDigest(d bloomkit.Digest) bool {
 	f.writable()
-	if !blocked.Add(f.t.Words, f.geom.m/BlockBits, d, f.geom.k) {
+	if !f.t.Add(d) {
 		return false
 	}
 	f.added.Add(1)
@@ -131,9 +133,9 @@ func (f *Filter) AddMany(keys [][]byte) int {
 	return added
 }
 
-// addMany adds keys with atomic ORs, or with plain stores when single, and
+// addMany adds keys with atomic ORs, or with plain stores when plain, and
 // returns how many were new; it leaves f.added to its caller.
-func (f *Filter) addMany(keys [][]byte, single bool) int {
+func (f *Filter) addMany(keys [][]byte, plain bool) int {
 	var ds [manyChunk]hashing.Digest
 	added := 0
 	for len(keys) > 0 {
@@ -141,10 +143,10 @@ func (f *Filter) addMany(keys [][]byte, single bool) int {
 		for i, k := range keys[:n] {
 			ds[i] = f.Hash(k)
 		}
-		if single {
-			added += blocked.AddSingleBatch(f.t.Words, f.geom.blocks(), f.geom.k, ds[:n])
+		if plain {
+			added += f.t.AddPlainBatch(ds[:n])
 		} else {
-			added += blocked.AddBatch(f.t.Words, f.geom.blocks(), f.geom.k, ds[:n])
+			added += f.t.AddBatch(ds[:n])
 		}
 		keys = keys[n:]
 	}
@@ -154,14 +156,14 @@ func (f *Filter) addMany(keys [][]byte, single bool) int {
 // Contains reports whether key may have been added; false means definitely
 // not. A true answer is wrong with probability about EstimatedFPR. It reads
 // one 64-byte cache line of the filter.
-func (f *Filter) Contains(key []byte) bool { return f.t.ContainsKey(key) }
+func (f *Filter) Contains(key []byte) bool { return f.t.ContainsKey(&f.hash, key) }
 
 // ContainsString is Contains for a string key, without copying it.
-func (f *Filter) ContainsString(key string) bool { return f.t.ContainsKey(bytesOf(key)) }
+func (f *Filter) ContainsString(key string) bool { return f.t.ContainsKey(&f.hash, bytesOf(key)) }
 
 // ContainsDigest is Contains for a digest from Hash (see AddDigest).
 func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
-	return blocked.Contains(f.t.Words, f.geom.m/BlockBits, d, f.geom.k)
+	return f.t.Contains(d)
 }
 
 // ContainsMany sets found[i] to Contains(keys[i]) for every key and returns
@@ -180,7 +182,7 @@ func (f *Filter) ContainsMany(keys [][]byte, found []bool) []bool {
 		for i, k := range keys[:n] {
 			ds[i] = f.Hash(k)
 		}
-		blocked.ContainsBatch(f.t.Words, f.geom.blocks(), f.geom.k, ds[:n], out)
+		f.t.ContainsBatch(ds[:n], out)
 		keys, out = keys[n:], out[n:]
 	}
 	return found
@@ -300,6 +302,7 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 	if err := f.usable(); err != nil {
 		return 0, err
 	}
+	f.flushPending()
 	return mmapstore.WriteStream(w, f.header(), f.t.Words)
 }
 

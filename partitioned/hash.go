@@ -16,11 +16,11 @@ func (f *Filter) Scheme() bloomkit.Scheme { return f.geom.scheme }
 // Add and Contains compute before they probe, for the *Digest methods. Hash a key
 // once and use the digest with every filter of the same Scheme and Seed (the
 // shards of a sharded filter, say). It does not allocate.
-func (f *Filter) Hash(key []byte) bloomkit.Digest { return f.t.Digest(key) }
+func (f *Filter) Hash(key []byte) bloomkit.Digest { return f.hash.Sum(key) }
 
 // HashString is Hash for a string key, without copying it.
 func (f *Filter) HashString(key string) bloomkit.Digest {
-	return f.t.Hash.SumString(key)
+	return f.hash.SumString(key)
 }
 
 // bytesOf returns the bytes of s without copying them, for the keyed paths

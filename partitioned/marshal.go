@@ -41,7 +41,7 @@ func (f *Filter) UnmarshalBinary(data []byte) error {
 	if err != nil {
 		return err
 	}
-	f.t, f.geom, f.readOnly = g.t, g.geom, false
+	f.t, f.hash, f.geom, f.readOnly = g.t, g.hash, g.geom, false
 	f.added.Store(g.added.Load())
 	return nil
 }

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/bloomkit/bloomkit/internal/blocked"
 )
 
 // benchFilter returns a filter of 1e6 keys at p = 1e-4 on the shared server.
@@ -186,7 +184,6 @@ func BenchmarkAddCommands(b *testing.B) {
 func addWith(b *testing.B, ctx context.Context, c redis.UniversalClient, f *Filter, m string, ks [][]byte) {
 	st := f.st.Load()
 	ss := &st.stages[0]
-	k := st.h.first().k
 	switch m {
 	case "lua":
 		var err error
@@ -203,14 +200,13 @@ func addWith(b *testing.B, ctx context.Context, c redis.UniversalClient, f *Filt
 		cmds := make([]*redis.IntSliceCmd, len(ks))
 		segs := make([]uint64, len(ks))
 		for i, key := range ks {
-			d := st.sum(&input{b: key})
-			_, seg, off := st.locate(0, d)
-			segs[i] = seg
+			l := st.locate(0, st.sum(&input{b: key}))
+			segs[i] = l.seg
 			args := []any{}
-			blocked.Positions(d, k, func(p uint32) {
-				args = append(args, "SET", "u1", 8*off+uint64(p^7), 1)
-			})
-			cmds[i] = pipe.BitField(ctx, ss.seg[seg], args...)
+			for _, p := range positions(l.m) {
+				args = append(args, "SET", "u1", 8*l.off+(p^7), 1)
+			}
+			cmds[i] = pipe.BitField(ctx, ss.seg[l.seg], args...)
 		}
 		if _, err := pipe.Exec(ctx); err != nil {
 			b.Fatal(err)
@@ -239,10 +235,9 @@ func addWith(b *testing.B, ctx context.Context, c redis.UniversalClient, f *Filt
 		type loc struct{ seg, off uint64 }
 		locs := make([]loc, len(ks))
 		for i, key := range ks {
-			d := st.sum(&input{b: key})
-			_, seg, off := st.locate(0, d)
-			locs[i] = loc{seg, off}
-			cmds[i] = pipe.GetRange(ctx, ss.seg[seg], int64(off), int64(off+63))
+			l := st.locate(0, st.sum(&input{b: key}))
+			locs[i] = loc{l.seg, l.off}
+			cmds[i] = pipe.GetRange(ctx, ss.seg[l.seg], int64(l.off), int64(l.off+63))
 		}
 		if _, err := pipe.Exec(ctx); err != nil {
 			b.Fatal(err)
@@ -251,15 +246,14 @@ func addWith(b *testing.B, ctx context.Context, c redis.UniversalClient, f *Filt
 		writes := 0
 		for i, key := range ks {
 			blk := cmds[i].Val()
-			d := st.sum(&input{b: key})
 			isNew := false
-			blocked.Positions(d, k, func(p uint32) {
+			for _, p := range positions(st.locate(0, st.sum(&input{b: key})).m) {
 				if blk[p/8]&(1<<(p%8)) == 0 {
-					pipe.SetBit(ctx, ss.seg[locs[i].seg], int64(8*locs[i].off+uint64(p^7)), 1)
+					pipe.SetBit(ctx, ss.seg[locs[i].seg], int64(8*locs[i].off+(p^7)), 1)
 					isNew = true
 					writes++
 				}
-			})
+			}
 			if isNew {
 				pipe.Incr(ctx, ss.cnt[locs[i].seg])
 			}

@@ -7,27 +7,34 @@
 // (Push) and pulled back (Pull) byte for byte.
 //
 // A filter is m bits in 512-bit blocks; a key's k bits all fall in one
-// 64-byte block, picked from its digest under the hashing scheme the header
-// records (scheme 2, XXH3-64 and a mixer, for new filters; scheme 1,
-// XXH3-128, for filters made before it and files pushed from them). So:
+// 64-byte block (partitioned.Locate), picked from its digest under the
+// hashing scheme the header records (scheme 2, XXH3-64 and a mixer, for
+// new filters; scheme 1, XXH3-128, for filters made before it and files
+// pushed from them). So:
 //
 //   - Add is one round trip: a Lua script reads the key's block, sets its
 //     bits, writes back only if one was unset, and reports whether the key
 //     was new. Scripts run atomically, so concurrent Adds never lose bits.
-//   - Contains is one round trip: GETRANGE of the 64-byte block and STRLEN
-//     of its segment, pipelined, tested here.
+//   - Contains is one round trip of plain commands, no script: GETRANGE of
+//     the key's 64-byte block in each stage and STRLEN of its segment,
+//     pipelined, tested here (for a growing filter, with an EXISTS that
+//     tells whether a stage was added meanwhile).
 //   - AddMany and ContainsMany pipeline a batch in one round trip (per
-//     node of a Cluster); AddMany sends one script call per segment the
-//     batch touches, not one per key.
+//     node of a Cluster); AddMany sends one script call per segment (per
+//     shard of a growing filter) the batch touches, not one per key, and so
+//     does ContainsMany on a growing filter.
 //
 // A filter made WithGrowth grows as RedisBloom's default filter does: when
 // its newest stage is full, the next client to add a key adds a stage of
 // twice the capacity at 0.85 times the rate (exactly one of many racing
 // clients succeeds; the others follow without a restart), so the compound
-// rate stays below p however many keys come. Its stages are cut into 16
-// shards whose hash tags are the same in every stage, so Add (test the
-// older stages, add to the newest) and Contains (test every stage) stay one
-// script call each.
+// rate stays below p however many keys come. Stages are sized by
+// scalable.StageParams, as the scalable package sizes its own, and each
+// stage's geometry is recorded in the header, so an existing filter is read
+// as it was made. Its stages are cut into 16 shards whose hash tags are the
+// same in every stage, so Add (test the older stages, add to the newest)
+// stays one script call, and Contains (test every stage) one pipelined
+// round trip.
 //
 // The bits are cut into segments (Redis strings, 1 MiB by default) whose
 // keys carry hash tags, so a large filter spreads over a Redis Cluster's
@@ -36,6 +43,13 @@
 // stored beside them and validated when a client attaches, so an edited
 // header is refused; docs/redis.md specifies the layout byte by byte and
 // sets RedisBloom's BF.* commands beside this package's calls.
+//
+// Scripts are sent by EVALSHA, and by EVAL when Redis answers NOSCRIPT (its
+// script cache was flushed, or the server restarted or failed over), so a
+// flushed cache costs a round trip, never an error. Nothing is loaded when
+// a client attaches: a Redis user whose ACL forbids scripts (no
+// +@scripting) can attach, look keys up, count and pull; adding needs
+// EVAL and EVALSHA.
 //
 // Every call takes a context.Context. When Redis is unreachable, times
 // out, or a segment is gone or of the wrong length (evicted, overwritten,

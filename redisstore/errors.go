@@ -3,9 +3,8 @@ package redisstore
 import (
 	"errors"
 
+	"github.com/bloomkit/bloomkit/partitioned"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/bloomkit/bloomkit/internal/sizing"
 )
 
 // Errors of this package, always wrapped with detail (the filter's name,
@@ -14,10 +13,10 @@ var (
 	// ErrInvalid: an argument out of range (empty or braced name, n = 0,
 	// p outside (0,1), a segment size that is not whole blocks, ...). It is
 	// the same value as the variants' ErrInvalid.
-	ErrInvalid = sizing.ErrInvalid
+	ErrInvalid = partitioned.ErrInvalid
 	// ErrTooLarge: a geometry larger than the format allows. It is the same
 	// value as the variants' ErrTooLarge.
-	ErrTooLarge = sizing.ErrTooLarge
+	ErrTooLarge = partitioned.ErrTooLarge
 	// ErrRedis: a Redis call failed: unreachable, timed out, cancelled, or
 	// answered with an error. The cause is wrapped too (a net.Error,
 	// context.DeadlineExceeded, ...). A query that fails this way never
@@ -55,6 +54,11 @@ var (
 	// ErrURL: a filter URL that cannot be used.
 	ErrURL = errors.New("redisstore: bad filter URL")
 )
+
+// errScriptDenied marks a script call that Redis refused by ACL (NOPERM): a
+// user who may not run scripts. It is wrapped beside ErrRedis, so callers
+// see ErrRedis; lookups answer by plain commands instead.
+var errScriptDenied = errors.New("redisstore: scripts not permitted")
 
 func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
 

@@ -8,11 +8,9 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/bloomkit/bloomkit"
+	"github.com/bloomkit/bloomkit/partitioned"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/bloomkit/bloomkit/internal/blocked"
-	"github.com/bloomkit/bloomkit/internal/hashing"
-	"github.com/bloomkit/bloomkit/internal/sizing"
 )
 
 // Filter is a partitioned Bloom filter whose blocks live in Redis, of a
@@ -82,15 +80,16 @@ func newState(name string, h header) *state {
 }
 
 // sum hashes a key the way the filter does: the one place where keys
-// become digests, with the scheme and seed the header records.
-func (st *state) sum(k *input) hashing.Digest {
+// become digests, with the scheme and seed the header records (checked
+// valid when it was read).
+func (st *state) sum(k *input) bloomkit.Digest {
 	if k.digest != nil {
 		return *k.digest
 	}
 	if k.isString {
-		return st.h.scheme.SumString(k.s, st.h.seed)
+		return bloomkit.HashString(st.h.scheme, k.s, st.h.seed)
 	}
-	return st.h.scheme.Sum(k.b, st.h.seed)
+	return bloomkit.Hash(st.h.scheme, k.b, st.h.seed)
 }
 
 // input is a key as a caller gave it: bytes, a string, or a digest made under
@@ -99,19 +98,25 @@ type input struct {
 	b        []byte
 	s        string
 	isString bool
-	digest   *hashing.Digest
-	scheme   hashing.Scheme // of digest
-	seed     uint64         // of digest
+	digest   *bloomkit.Digest
+	scheme   bloomkit.Scheme // of digest
+	seed     uint64          // of digest
 }
 
-// locate returns the unit, the segment (index into seg) and the byte offset
-// in it of digest d's block in stage s.
-func (st *state) locate(s int, d hashing.Digest) (unit, seg, off uint64) {
+// place is where a key's bits are in one stage.
+type place struct {
+	unit, seg, off uint64 // the unit, the segment (index into seg), the block's byte offset in it
+	m              partitioned.Masks
+}
+
+// locate returns where digest d's bits are in stage s: partitioned.Locate,
+// so that a key sets the same bits in Redis as in a partitioned file.
+func (st *state) locate(s int, d bloomkit.Digest) place {
 	ss := &st.stages[s]
-	b := blocked.Block(d, ss.blocks)
-	unit, b = b/ss.blocksPerUnit, b%ss.blocksPerUnit
+	b, m := partitioned.Locate(d, ss.blocks, st.h.stages[s].k)
+	unit, b := b/ss.blocksPerUnit, b%ss.blocksPerUnit
 	i := b / ss.blocksPerSeg
-	return unit, unit*ss.segsPerUnit + i, b % ss.blocksPerSeg * blockBytes
+	return place{unit: unit, seg: unit*ss.segsPerUnit + i, off: b % ss.blocksPerSeg * blockBytes, m: m}
 }
 
 // Option changes how a filter is made.
@@ -167,12 +172,7 @@ func configure(opts []Option) (config, error) {
 // hashing scheme 2 (Scheme). A name that already holds a filter is
 // ErrExists.
 func Create(ctx context.Context, c redis.UniversalClient, name string, n uint64, p float64, opts ...Option) (*Filter, error) {
-	h, err := newHeader(name, opts, func(cfg config) (header, error) {
-		if err := sizing.CheckNP(n, p); err != nil {
-			return header{}, err
-		}
-		return geometry(n, p, cfg)
-	})
+	h, err := newHeader(name, opts, func(cfg config) (header, error) { return geometry(n, p, cfg) })
 	if err != nil {
 		return nil, err
 	}
@@ -196,12 +196,7 @@ func CreateGeometry(ctx context.Context, c redis.UniversalClient, name string, m
 // is. Many processes may Open the same name at once; one of them creates
 // it.
 func Open(ctx context.Context, c redis.UniversalClient, name string, n uint64, p float64, opts ...Option) (*Filter, error) {
-	want, err := newHeader(name, opts, func(cfg config) (header, error) {
-		if err := sizing.CheckNP(n, p); err != nil {
-			return header{}, err
-		}
-		return geometry(n, p, cfg)
-	})
+	want, err := newHeader(name, opts, func(cfg config) (header, error) { return geometry(n, p, cfg) })
 	if err != nil {
 		return nil, err
 	}
@@ -270,9 +265,6 @@ func create(ctx context.Context, c redis.UniversalClient, name string, h header)
 		return nil, fmt.Errorf("%w: %q", ErrExists, name)
 	}
 	claimed = true
-	if err := opScript.Load(ctx, c).Err(); err != nil {
-		return nil, redisErr("load script", name, err)
-	}
 	f := &Filter{c: c, name: name}
 	f.st.Store(st)
 	return f, nil
@@ -290,21 +282,19 @@ func allocate(ctx context.Context, c redis.UniversalClient, st *state, s int, fr
 	if fresh {
 		mode = "new"
 	}
-	if err := allocScript.Load(ctx, c).Err(); err != nil {
-		return redisErr("load script", ss.seg[0], err)
-	}
 	for lo := 0; lo < n; lo += perTrip {
 		hi := min(n, lo+perTrip)
-		pipe := c.Pipeline()
-		cmds := make([]*redis.Cmd, 0, hi-lo)
+		keys, args := make([][]string, 0, hi-lo), make([][]any, 0, hi-lo)
 		for i := lo; i < hi; i++ {
-			cmds = append(cmds, allocScript.EvalSha(ctx, pipe, []string{ss.seg[i], ss.cnt[uint64(i)/ss.segsPerUnit]}, ss.segLen[i], mode))
+			keys = append(keys, []string{ss.seg[i], ss.cnt[uint64(i)/ss.segsPerUnit]})
+			args = append(args, []any{ss.segLen[i], mode})
 		}
-		if _, err := pipe.Exec(ctx); err != nil {
-			return redisErr("allocate", ss.seg[lo], err)
-		}
-		for j, cmd := range cmds {
-			if l, _ := cmd.Int64(); strconv.FormatInt(l, 10) != ss.segLen[lo+j] {
+		for j, cmd := range evalCalls(ctx, c, allocScript, keys, args) {
+			l, err := cmd.Int64()
+			if err != nil {
+				return redisErr("allocate", ss.seg[lo+j], err)
+			}
+			if strconv.FormatInt(l, 10) != ss.segLen[lo+j] {
 				return fmt.Errorf("%w: %s is %d bytes after allocation, want %s", ErrMissing, ss.seg[lo+j], l, ss.segLen[lo+j])
 			}
 		}
@@ -323,9 +313,6 @@ func Attach(ctx context.Context, c redis.UniversalClient, name string) (*Filter,
 	h, err := readHeader(ctx, c, name)
 	if err != nil {
 		return nil, err
-	}
-	if err := opScript.Load(ctx, c).Err(); err != nil {
-		return nil, redisErr("load script", name, err)
 	}
 	f := &Filter{c: c, name: name}
 	f.st.Store(newState(name, h))

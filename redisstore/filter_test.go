@@ -11,11 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bloomkit/bloomkit"
+	"github.com/bloomkit/bloomkit/partitioned"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
-
-	"github.com/bloomkit/bloomkit/internal/blocked"
-	"github.com/bloomkit/bloomkit/internal/hashing"
 )
 
 func key(i uint64) []byte { return binary.LittleEndian.AppendUint64([]byte("key-"), i) }
@@ -41,7 +40,7 @@ func TestAddContains(t *testing.T) {
 	f, err := Create(ctx, c, filterName(t), n, p, WithSegmentBytes(4096))
 	require.NoError(t, err)
 	require.Greater(t, f.Segments(), 1)
-	wantM, wantK, err := blocked.Params(n, p)
+	wantM, wantK, err := partitioned.Params(n, p)
 	require.NoError(t, err)
 	require.Equal(t, wantM, f.Bits())
 	require.Equal(t, wantK, f.K())
@@ -86,8 +85,8 @@ func TestSameBitsAsFile(t *testing.T) {
 	name := filterName(t)
 	f, err := Create(ctx, c, name, 3000, 0.001, WithSeed(42), WithSegmentBytes(64*37))
 	require.NoError(t, err)
-	words := blocked.AlignedWords(f.Bits() / 64)
-	blocks := f.Bits() / blocked.BlockBits
+	words := make([]uint64, f.Bits()/64)
+	blocks := f.Bits() / partitioned.BlockBits
 	ks := keys(0, 3000)
 	_, err = f.AddMany(ctx, ks[:1500])
 	require.NoError(t, err)
@@ -95,9 +94,9 @@ func TestSameBitsAsFile(t *testing.T) {
 		_, err := f.Add(ctx, k)
 		require.NoError(t, err)
 	}
-	require.EqualValues(t, hashing.Default, f.Scheme(), "new filters hash with the default scheme")
+	require.EqualValues(t, bloomkit.DefaultScheme, f.Scheme(), "new filters hash with the default scheme")
 	for _, k := range ks {
-		blocked.Add(words, blocks, hashing.Default.Sum(k, 42), f.K())
+		addBits(words, blocks, bloomkit.Hash(bloomkit.DefaultScheme, k, 42), f.K())
 	}
 	payload := make([]byte, 0, len(words)*8)
 	for _, w := range words {
@@ -112,14 +111,14 @@ func TestSameBitsAsFile(t *testing.T) {
 	require.Equal(t, payload, got)
 
 	// The documented bit order, on one key.
-	d := hashing.Default.Sum(ks[0], 42)
-	b := blocked.Block(d, blocks)
+	d := bloomkit.Hash(bloomkit.DefaultScheme, ks[0], 42)
+	b, m := partitioned.Locate(d, blocks, f.K())
 	seg, off := b/(f.SegmentBytes()/64), b%(f.SegmentBytes()/64)*64
-	blocked.Positions(d, f.K(), func(p uint32) {
+	for _, p := range positions(m) {
 		v, err := c.GetBit(ctx, segmentKey(name, f.Generation(), seg), int64(8*off)+int64(p^7)).Result()
 		require.NoError(t, err)
 		require.EqualValues(t, 1, v, "bit %d of block %d", p, b)
-	})
+	}
 }
 
 func TestManyMatchesSingle(t *testing.T) {
@@ -334,6 +333,7 @@ func TestBadInput(t *testing.T) {
 // TestUnreachableIsAnError: a refused connection and a server that never
 // answers are errors, never "absent".
 func TestUnreachableIsAnError(t *testing.T) {
+	t.Parallel() // it waits for deadlines; nothing it does touches other tests
 	ctx, c := testCtx(t), client(t)
 	name := filterName(t)
 	_, err := Create(ctx, c, name, 1000, 0.01)

@@ -3,7 +3,7 @@ package redisstore
 import (
 	"testing"
 
-	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit"
 )
 
 // FuzzDecodeHeader feeds arbitrary field values to the header decoder: it
@@ -27,7 +27,7 @@ func FuzzDecodeHeader(f *testing.F) {
 			return
 		}
 		fh := h.fileHeader()
-		fh.Hash = uint16(hashing.Scheme1) // Validate checks the geometry; decodeHeader the scheme
+		fh.Hash = uint16(bloomkit.Scheme1) // Validate checks the geometry; decodeHeader the scheme
 		if err := fh.Validate(); err != nil {
 			t.Fatalf("accepted a header whose file header is invalid: %v", err)
 		}

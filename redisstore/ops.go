@@ -3,6 +3,7 @@ package redisstore
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -11,8 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/bloomkit/bloomkit"
-	"github.com/bloomkit/bloomkit/internal/blocked"
-	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit/partitioned"
 )
 
 // call is one script call: keys of one unit, every stage.
@@ -35,14 +35,12 @@ const groupKeys = 256
 // script calls by unit of the newest stage, and encodes them. Units are the
 // same in every stage of a growing filter (the shard); a fixed filter has
 // one stage.
-func plan(st *state, mode string, strict bool, ds []hashing.Digest, idx []int) []*call {
+func plan(st *state, mode string, strict bool, ds []bloomkit.Digest, idx []int) []*call {
 	last := len(st.stages) - 1
-	type loc struct{ unit, seg, off uint64 }
-	locs := make([]loc, len(idx)*len(st.stages))
+	locs := make([]place, len(idx)*len(st.stages))
 	for n, i := range idx {
 		for s := range st.stages {
-			u, g, o := st.locate(s, ds[i])
-			locs[n*len(st.stages)+s] = loc{u, g, o}
+			locs[n*len(st.stages)+s] = st.locate(s, ds[i])
 		}
 	}
 	order := make([]int, len(idx))
@@ -78,7 +76,6 @@ func plan(st *state, mode string, strict bool, ds []hashing.Digest, idx []int) [
 			cur.args = []any{mode, strconv.Itoa(len(st.stages)), marker, strconv.FormatUint(share, 10), nil}
 		}
 		cur.idx = append(cur.idx, idx[n])
-		d := ds[idx[n]]
 		for t := range st.stages {
 			// Add tests the older stages and adds to the newest, last;
 			// Contains tests the newest first, where most keys are.
@@ -94,7 +91,7 @@ func plan(st *state, mode string, strict bool, ds []hashing.Digest, idx []int) [
 				cur.keys = append(cur.keys, st.stages[s].seg[l.seg])
 				cur.args = append(cur.args, st.stages[s].segLen[l.seg])
 			}
-			cur.payload = appendEntry(cur.payload, pos, l.off, blocked.MasksOf(d, st.h.stages[s].k))
+			cur.payload = appendEntry(cur.payload, pos, l.off, l.m)
 		}
 	}
 	for _, c := range calls {
@@ -106,7 +103,7 @@ func plan(st *state, mode string, strict bool, ds []hashing.Digest, idx []int) [
 // appendEntry appends one stage of a key's entry of the script's ARGV[5]
 // to p: the segment's position, the block's byte offset, then the (byte
 // index, bits) pairs of the bytes that hold its bits.
-func appendEntry(p []byte, pos byte, off uint64, m blocked.Masks) []byte {
+func appendEntry(p []byte, pos byte, off uint64, m partitioned.Masks) []byte {
 	p = append(p, pos, byte(off>>24), byte(off>>16), byte(off>>8), byte(off), 0)
 	np := len(p) - 1
 	for w, mw := range m {
@@ -125,16 +122,11 @@ func appendEntry(p []byte, pos byte, off uint64, m blocked.Masks) []byte {
 // call failed with a fault, or that were answered keyFull, stay in pending
 // (set to true); the fault returned is the one retry must repair first.
 func (f *Filter) exec(ctx context.Context, calls []*call, res func(i int, r byte), pending []bool) (fault, string, error) {
-	cmds := make([]*redis.Cmd, len(calls))
-	if len(calls) == 1 {
-		cmds[0] = opScript.EvalSha(ctx, f.c, calls[0].keys, calls[0].args...)
-	} else {
-		pipe := f.c.Pipeline()
-		for i, c := range calls {
-			cmds[i] = opScript.EvalSha(ctx, pipe, c.keys, c.args...)
-		}
-		_, _ = pipe.Exec(ctx) // errors are read per command below
+	keys, args := make([][]string, len(calls)), make([][]any, len(calls))
+	for i, c := range calls {
+		keys[i], args[i] = c.keys, c.args
 	}
+	cmds := evalCalls(ctx, f.c, opScript, keys, args)
 	worst, seg := faultNone, ""
 	raise := func(ft fault, s string) {
 		if ft > worst {
@@ -158,10 +150,10 @@ func (f *Filter) exec(ctx context.Context, calls []*call, res func(i int, r byte
 			}
 		case err == nil:
 			return faultNone, "", fmt.Errorf("%w: %s: script answered %d keys for %d", ErrRedis, f.name, len(out), len(c.idx))
-		case redis.HasErrorPrefix(err, "NOSCRIPT"):
-			raise(faultNoScript, "")
 		case redis.HasErrorPrefix(err, missingPrefix):
 			raise(faultMissing, strings.TrimPrefix(err.Error(), missingPrefix+" "))
+		case redis.HasErrorPrefix(err, "NOPERM"):
+			return faultNone, "", fmt.Errorf("%w: %w", errScriptDenied, redisErr("call", f.name, err))
 		default:
 			return faultNone, "", redisErr("call", f.name, err)
 		}
@@ -176,7 +168,7 @@ func (f *Filter) do(ctx context.Context, mode string, keys []input, res func(i i
 	for i := range pending {
 		pending[i] = true
 	}
-	ds := make([]hashing.Digest, len(keys))
+	ds := make([]bloomkit.Digest, len(keys))
 	first := f.st.Load().h
 	return f.retry(ctx, func(st *state, strict bool) (fault, string, error) {
 		var idx []int
@@ -233,9 +225,12 @@ func (f *Filter) addOne(ctx context.Context, k input) (bool, error) {
 }
 
 // Contains reports whether key may have been added; false means definitely
-// not. One round trip: for a fixed filter, the key's 64-byte block is read
-// (GETRANGE, with the segment's length) and tested here; for a growing one,
-// a script tests the key's block in every stage.
+// not. One round trip of plain commands, pipelined, and no script: the
+// key's 64-byte block in each stage is read (GETRANGE, with its segment's
+// length, STRLEN) and tested here; for a growing filter an EXISTS of the
+// next stage's first segment in the key's shard tells whether a stage was
+// added since the handle last read the header (then it rereads it and
+// tries again). A Redis user whose ACL forbids scripts can call it.
 func (f *Filter) Contains(ctx context.Context, k []byte) (bool, error) {
 	return f.containsOne(ctx, input{b: k})
 }
@@ -258,28 +253,34 @@ func (f *Filter) containsOne(ctx context.Context, k input) (bool, error) {
 }
 
 // lookup answers keys. A fixed filter's keys, and a single key of a growing
-// filter, are read with plain commands in one pipelined round trip: a
-// STRLEN of each segment touched (a missing or cut segment is a fault, not
-// an answer), a GETRANGE of each key's block in each stage, and for a
-// growing filter an EXISTS of the next stage's first segment in the key's
-// shard (a stage added since the header was read is a stale fault, so a key
-// added there is not missed). That costs Redis well under a microsecond a
-// command; a script call costs 2 µs before it does anything (BenchmarkRatioToPing:
-// a single Contains on a growing filter 1.39 -> 1.0x a PING). Batches of a
-// growing filter, which may touch every stage for thousands of keys, go
-// through the script, one call per shard.
+// filter, are read with plain commands (lookupPlain). Batches of a growing
+// filter, which may touch every stage for thousands of keys, go through
+// the script, one call per shard; for a user whose ACL forbids scripts,
+// by plain commands too.
 func (f *Filter) lookup(ctx context.Context, keys []input, res func(i int, ok bool)) error {
-	script := func() error { return f.do(ctx, "c", keys, func(i int, r byte) { res(i, r == keyNew) }) }
 	if f.st.Load().h.growing() && len(keys) > 1 {
-		return script()
+		err := f.do(ctx, "c", keys, func(i int, r byte) { res(i, r == keyNew) })
+		if !errors.Is(err, errScriptDenied) {
+			return err
+		}
 	}
+	return f.lookupPlain(ctx, keys, res)
+}
+
+// lookupPlain answers keys with plain commands in one pipelined round trip:
+// a STRLEN of each segment touched (a missing or cut segment is a fault,
+// not an answer), a GETRANGE of each key's block in each stage, and for a
+// growing filter an EXISTS of the next stage's first segment in the key's
+// shard (a stage added since the header was read is a stale fault, so a
+// key added there is not missed). That costs Redis well under a
+// microsecond a command; a script call costs 2 µs before it does anything
+// (BenchmarkRatioToPing: a single Contains on a growing filter 1.39 ->
+// 1.0x a PING).
+func (f *Filter) lookupPlain(ctx context.Context, keys []input, res func(i int, ok bool)) error {
 	first := f.st.Load().h
 	return f.retry(ctx, func(st *state, strict bool) (fault, string, error) {
-		if st.h.growing() && len(keys) > 1 { // replaced by a growing filter
-			return faultNone, "", script()
-		}
 		type q struct {
-			m   blocked.Masks
+			m   partitioned.Masks
 			blk *redis.StringCmd
 		}
 		last := len(st.stages) - 1
@@ -296,14 +297,14 @@ func (f *Filter) lookup(ctx context.Context, keys []input, res func(i int, ok bo
 			d := st.sum(&keys[i])
 			for s := last; s >= 0; s-- { // the newest first, where most keys are
 				ss := &st.stages[s]
-				unit, seg, off := st.locate(s, d)
+				l := st.locate(s, d)
 				if s == last && st.h.growing() && strict {
-					next = append(next, pipe.Exists(ctx, ss.next[unit]))
+					next = append(next, pipe.Exists(ctx, ss.next[l.unit]))
 				}
-				if id := (segID{uint64(s), seg}); lens[id] == nil {
-					lens[id] = pipe.StrLen(ctx, ss.seg[seg])
+				if id := (segID{uint64(s), l.seg}); lens[id] == nil {
+					lens[id] = pipe.StrLen(ctx, ss.seg[l.seg])
 				}
-				qs = append(qs, q{m: blocked.MasksOf(d, st.h.stages[s].k), blk: pipe.GetRange(ctx, ss.seg[seg], int64(off), int64(off+blockBytes-1))})
+				qs = append(qs, q{m: l.m, blk: pipe.GetRange(ctx, ss.seg[l.seg], int64(l.off), int64(l.off+blockBytes-1))})
 			}
 		}
 		if _, err := pipe.Exec(ctx); err != nil {
@@ -341,7 +342,7 @@ func (f *Filter) lookup(ctx context.Context, keys []input, res func(i int, ok bo
 
 // testBlock reports whether every bit of m is set in the 64-byte block b
 // (file byte order: little-endian words).
-func testBlock(b string, m blocked.Masks) bool {
+func testBlock(b string, m partitioned.Masks) bool {
 	var missing uint64
 	for w := range m {
 		var word uint64
@@ -385,7 +386,10 @@ func (f *Filter) AddMany(ctx context.Context, keys [][]byte) (int, error) {
 
 // ContainsMany sets found[i] to whether keys[i] may have been added, for
 // every i; found must be at least as long as keys. The lookups go in one
-// pipelined round trip per batchSize keys (per node of a Cluster).
+// pipelined round trip per batchSize keys (per node of a Cluster): plain
+// commands as Contains sends for a fixed filter; for a growing one, one
+// script call per shard the batch touches (plain commands again for a user
+// whose ACL forbids scripts).
 func (f *Filter) ContainsMany(ctx context.Context, keys [][]byte, found []bool) error {
 	if len(found) < len(keys) {
 		return fmt.Errorf("%w: %d results for %d keys", ErrInvalid, len(found), len(keys))

@@ -10,11 +10,10 @@ import (
 type fault int
 
 const (
-	faultNone     fault = iota
-	faultNoScript       // the script cache was flushed: load it
-	faultMissing        // a segment is missing: the filter may have been replaced
-	faultStale          // a stage was added: reread the header
-	faultFull           // the newest stage is full: add a stage
+	faultNone    fault = iota
+	faultMissing       // a segment is missing: the filter may have been replaced
+	faultStale         // a stage was added: reread the header
+	faultFull          // the newest stage is full: add a stage
 )
 
 // op is one attempt of an operation on state st. strict is false when the
@@ -22,13 +21,14 @@ const (
 // fault to repair, and the segment it concerns when missing.
 type op func(st *state, strict bool) (fault, string, error)
 
-// retry runs o until it reports no fault, repairing each: it loads the
-// script once, rereads the header once for missing segments (a Push may
-// have replaced the filter), adds a stage when the newest is full and
-// follows stages others added. Every repair but growth is done at most
-// once, and growth at most once per stage, so retry ends.
+// retry runs o until it reports no fault, repairing each: it rereads the
+// header once for missing segments (a Push may have replaced the filter),
+// adds a stage when the newest is full and follows stages others added.
+// (A flushed script cache is no fault: evalCalls sends the script again.)
+// Every repair but growth is done at most once, and growth at most once per
+// stage, so retry ends.
 func (f *Filter) retry(ctx context.Context, o op) error {
-	loaded, refreshed, strict := false, false, true
+	refreshed, strict := false, true
 	for tries := 0; tries < 2*DefaultMaxStages+4; tries++ {
 		st := f.st.Load()
 		ft, seg, err := o(st, strict)
@@ -38,14 +38,6 @@ func (f *Filter) retry(ctx context.Context, o op) error {
 		switch ft {
 		case faultNone:
 			return nil
-		case faultNoScript:
-			if loaded {
-				return fmt.Errorf("%w: %s: script not loaded after loading it", ErrRedis, f.name)
-			}
-			loaded = true
-			if err := opScript.Load(ctx, f.c).Err(); err != nil {
-				return redisErr("load script", f.name, err)
-			}
 		case faultMissing:
 			if refreshed {
 				return fmt.Errorf("%w: %s", ErrMissing, seg)

@@ -1,6 +1,54 @@
 package redisstore
 
-import "github.com/redis/go-redis/v9"
+import (
+	"context"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// evalCalls runs script once per call (keys[i], args[i]) and returns the
+// commands, to be read one by one: in one pipelined round trip when there
+// are several (one per node of a Cluster). Each call goes by EVALSHA first;
+// calls answered NOSCRIPT, because Redis's script cache was emptied (SCRIPT
+// FLUSH, a restart, a failover to a replica that never ran it), are sent
+// again, by EVAL with the script's source, which cannot be answered so and
+// puts the script back in the cache. So a flushed cache costs one more
+// round trip, never an error, however often it is flushed; and nothing is
+// loaded ahead (SCRIPT LOAD), so a client that never runs a script needs
+// no permission to.
+func evalCalls(ctx context.Context, c redis.UniversalClient, script *redis.Script, keys [][]string, args [][]any) []*redis.Cmd {
+	cmds := make([]*redis.Cmd, len(keys))
+	run := func(idx []int, eval bool) {
+		send := script.EvalSha
+		if eval {
+			send = script.Eval
+		}
+		if len(idx) == 1 {
+			cmds[idx[0]] = send(ctx, c, keys[idx[0]], args[idx[0]]...)
+			return
+		}
+		pipe := c.Pipeline()
+		for _, i := range idx {
+			cmds[i] = send(ctx, pipe, keys[i], args[i]...)
+		}
+		_, _ = pipe.Exec(ctx) // errors are read per command
+	}
+	all := make([]int, len(keys))
+	for i := range all {
+		all[i] = i
+	}
+	run(all, false)
+	var again []int
+	for i, cmd := range cmds {
+		if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+			again = append(again, i)
+		}
+	}
+	if len(again) > 0 {
+		run(again, true)
+	}
+	return cmds
+}
 
 // missingPrefix starts the error the scripts return for a missing segment.
 const missingPrefix = "BLOOMKIT_MISSING"

@@ -7,7 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
@@ -67,28 +67,12 @@ func Push(ctx context.Context, c redis.UniversalClient, name, path string, opts 
 		return fmt.Errorf("%w: %s: payload %d bytes, header says %d", mmapstore.ErrCorrupt, path, len(payload), fh.PayloadLen)
 	}
 
-	scheme := hashing.Scheme(fh.Hash)
+	scheme := bloomkit.Scheme(fh.Hash)
 	if !scheme.Valid() {
 		return fmt.Errorf("%w: %s: hash scheme %d", mmapstore.ErrHash, path, fh.Hash)
 	}
-	old, err := readHeader(ctx, c, name)
-	oldGen := "" // the header's generation field; "" when there is none
-	switch {
-	case err == nil:
-		if !cfg.replace {
-			return fmt.Errorf("%w: %q (push with Replace to replace it)", ErrExists, name)
-		}
-		oldGen = fmtU(old.generation)
-	case isNotFound(err):
-		old = header{}
-	case cfg.replace && isBadHeader(err):
-		// A broken header is replaced; its segments cannot be named.
-		old = header{}
-		if g, rerr := c.HGet(ctx, headerKey(name), fieldGeneration).Result(); rerr == nil {
-			oldGen = g
-			old.generation, _ = strconv.ParseUint(g, 10, 64)
-		}
-	default:
+	old, oldGen, err := pushedOver(ctx, c, name, cfg.replace)
+	if err != nil {
 		return err
 	}
 	// The file's scheme is recorded, so the filter answers in Redis as the
@@ -107,22 +91,8 @@ func Push(ctx context.Context, c redis.UniversalClient, name, path string, opts 
 			_ = unlinkGeneration(context.WithoutCancel(ctx), c, name, h)
 		}
 	}()
-	ss := &st.stages[0]
-	for lo := 0; lo < len(ss.seg); {
-		pipe := c.Pipeline()
-		size := uint64(0)
-		hi := lo
-		for ; hi < len(ss.seg) && (hi == lo || size+h.segLen(0, uint64(hi)) <= transferBytes); hi++ {
-			start := uint64(hi) * h.segBytes
-			n := h.segLen(0, uint64(hi))
-			pipe.Set(ctx, ss.seg[hi], payload[start:start+n], 0)
-			pipe.Del(ctx, ss.cnt[hi])
-			size += n
-		}
-		if _, err := pipe.Exec(ctx); err != nil {
-			return redisErr("push", name, err)
-		}
-		lo = hi
+	if err := uploadPayload(ctx, c, st, payload); err != nil {
+		return err
 	}
 	args := append([]any{fieldGeneration, oldGen}, h.fields()...)
 	ok, err := replaceHeaderScript.Run(ctx, c, []string{headerKey(name)}, args...).Int()
@@ -213,4 +183,54 @@ func pull(ctx context.Context, f *Filter, st *state, path string) (missing strin
 	}
 	published = true
 	return "", file.Publish(count)
+}
+
+// pushedOver returns the header a push to name replaces (zero when there is
+// none, or one too broken to name its segments) and its generation field
+// as stored ("" when there is none): ErrExists when name holds a filter
+// and replace is false.
+func pushedOver(ctx context.Context, c redis.UniversalClient, name string, replace bool) (header, string, error) {
+	old, err := readHeader(ctx, c, name)
+	switch {
+	case err == nil:
+		if !replace {
+			return header{}, "", fmt.Errorf("%w: %q (push with Replace to replace it)", ErrExists, name)
+		}
+		return old, fmtU(old.generation), nil
+	case isNotFound(err):
+		return header{}, "", nil
+	case replace && isBadHeader(err):
+		// A broken header is replaced; its segments cannot be named.
+		old = header{}
+		oldGen := ""
+		if g, rerr := c.HGet(ctx, headerKey(name), fieldGeneration).Result(); rerr == nil {
+			oldGen = g
+			old.generation, _ = strconv.ParseUint(g, 10, 64)
+		}
+		return old, oldGen, nil
+	}
+	return header{}, "", err
+}
+
+// uploadPayload writes a fixed filter's payload into the segments of st
+// (and clears their counters), about transferBytes per round trip.
+func uploadPayload(ctx context.Context, c redis.UniversalClient, st *state, payload []byte) error {
+	h, ss := &st.h, &st.stages[0]
+	for lo := 0; lo < len(ss.seg); {
+		pipe := c.Pipeline()
+		size := uint64(0)
+		hi := lo
+		for ; hi < len(ss.seg) && (hi == lo || size+h.segLen(0, uint64(hi)) <= transferBytes); hi++ {
+			start := uint64(hi) * h.segBytes
+			n := h.segLen(0, uint64(hi))
+			pipe.Set(ctx, ss.seg[hi], payload[start:start+n], 0)
+			pipe.Del(ctx, ss.cnt[hi])
+			size += n
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			return redisErr("push", ss.seg[lo], err)
+		}
+		lo = hi
+	}
+	return nil
 }

@@ -10,9 +10,9 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/bloomkit/bloomkit/internal/blocked"
-	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/mmapstore"
+	"github.com/bloomkit/bloomkit/partitioned"
 )
 
 // buildFile writes a partitioned filter file of keys[lo, hi) for n items at
@@ -22,25 +22,25 @@ import (
 // The file asks for the default hashing scheme and its keys are hashed with
 // the scheme mmapstore records, so the tests follow whichever it is.
 func buildFile(t testing.TB, dir string, n uint64, p float64, seed uint64, ks [][]byte) string {
-	return buildFileScheme(t, dir, n, p, seed, ks, hashing.Default)
+	return buildFileScheme(t, dir, n, p, seed, ks, bloomkit.DefaultScheme)
 }
 
 // buildFileScheme is buildFile asking for a given scheme.
-func buildFileScheme(t testing.TB, dir string, n uint64, p float64, seed uint64, ks [][]byte, scheme hashing.Scheme) string {
+func buildFileScheme(t testing.TB, dir string, n uint64, p float64, seed uint64, ks [][]byte, scheme bloomkit.Scheme) string {
 	t.Helper()
-	m, k, err := blocked.Params(n, p)
+	m, k, err := partitioned.Params(n, p)
 	require.NoError(t, err)
 	path := filepath.Join(dir, "filter.bloom")
 	f, err := mmapstore.CreateTemp(path, mmapstore.Header{
-		Variant: mmapstore.Partitioned, Hash: uint16(scheme), Seed: seed, M: m, K: k, BlockBits: blocked.BlockBits, CellBits: 1,
+		Variant: mmapstore.Partitioned, Hash: uint16(scheme), Seed: seed, M: m, K: k, BlockBits: partitioned.BlockBits, CellBits: 1,
 		Capacity: n, TargetP: p, PayloadLen: m / 8,
 	})
 	require.NoError(t, err)
-	recorded := hashing.Scheme(f.Header().Hash)
+	recorded := bloomkit.Scheme(f.Header().Hash)
 	words := f.Words()
 	count := uint64(0)
 	for _, key := range ks {
-		if blocked.Add(words, m/blocked.BlockBits, recorded.Sum(key, seed), k) {
+		if addBits(words, m/partitioned.BlockBits, bloomkit.Hash(recorded, key, seed), k) {
 			count++
 		}
 	}
@@ -79,7 +79,7 @@ func testRoundTrip(t *testing.T, ctx context.Context, c redis.UniversalClient, n
 	require.Equal(t, srcHdr.K, f.K())
 	require.EqualValues(t, seed, f.Seed())
 	require.Equal(t, srcHdr.Hash, f.Scheme(), "the filter hashes as the file does")
-	scheme := hashing.Scheme(srcHdr.Hash)
+	scheme := bloomkit.Scheme(srcHdr.Hash)
 	require.Greater(t, f.Segments(), 3)
 	for _, k := range ks {
 		ok, err := f.Contains(ctx, k)
@@ -97,7 +97,7 @@ func testRoundTrip(t *testing.T, ctx context.Context, c redis.UniversalClient, n
 		if i < 1000 { // lookups through Redis answer as the file does
 			f, err := mmapstore.OpenReadOnly(path, mmapstore.Partitioned)
 			require.NoError(t, err)
-			want := blocked.Contains(f.Words(), srcHdr.M/blocked.BlockBits, scheme.Sum(probe[i], seed), srcHdr.K)
+			want := hasBits(f.Words(), srcHdr.M/partitioned.BlockBits, bloomkit.Hash(scheme, probe[i], seed), srcHdr.K)
 			f.Close(0)
 			require.Equal(t, want, ok, "probe %d", i)
 		}
@@ -127,7 +127,7 @@ func testRoundTrip(t *testing.T, ctx context.Context, c redis.UniversalClient, n
 	require.NoError(t, err)
 	defer pf.Close(0)
 	for _, k := range append(ks[:1000:1000], more...) {
-		require.True(t, blocked.Contains(pf.Words(), gotHdr.M/blocked.BlockBits, scheme.Sum(k, seed), gotHdr.K))
+		require.True(t, hasBits(pf.Words(), gotHdr.M/partitioned.BlockBits, bloomkit.Hash(scheme, k, seed), gotHdr.K))
 	}
 }
 
@@ -142,12 +142,12 @@ func TestPushReplace(t *testing.T) {
 	require.NoError(t, err)
 	stale, err := Attach(ctx, c, name)
 	require.NoError(t, err)
-	ok, err := stale.ContainsDigest(ctx, hashing.Scheme(stale.Scheme()).Sum(key(5), 1))
+	ok, err := stale.ContainsDigest(ctx, bloomkit.Hash(bloomkit.Scheme(stale.Scheme()), key(5), 1))
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.ErrorIs(t, Push(ctx, c, name, b), ErrExists)
 	require.NoError(t, Push(ctx, c, name, b, Replace()))
-	_, err = stale.ContainsDigest(ctx, hashing.Scheme(stale.Scheme()).Sum(key(5), 1))
+	_, err = stale.ContainsDigest(ctx, bloomkit.Hash(bloomkit.Scheme(stale.Scheme()), key(5), 1))
 	require.ErrorIs(t, err, ErrMismatch)
 
 	// The handle attached to generation 1 follows the replacement by itself.
@@ -227,7 +227,7 @@ func TestPullKeepsScheme(t *testing.T) {
 	name := filterName(t)
 	f, err := Create(ctx, c, name, 2000, 0.01, WithSeed(5))
 	require.NoError(t, err)
-	require.EqualValues(t, hashing.Default, f.Scheme())
+	require.EqualValues(t, bloomkit.DefaultScheme, f.Scheme())
 	ks := keys(0, 2000)
 	_, err = f.AddMany(ctx, ks)
 	require.NoError(t, err)
@@ -240,11 +240,11 @@ func TestPullKeepsScheme(t *testing.T) {
 		return
 	}
 	h, _ := payloadOf(t, out)
-	require.EqualValues(t, hashing.Default, h.Hash)
+	require.EqualValues(t, bloomkit.DefaultScheme, h.Hash)
 	pf, err := mmapstore.OpenReadOnly(out, mmapstore.Partitioned)
 	require.NoError(t, err)
 	defer pf.Close(0)
 	for _, k := range ks {
-		require.True(t, blocked.Contains(pf.Words(), h.M/blocked.BlockBits, hashing.Default.Sum(k, 5), h.K))
+		require.True(t, hasBits(pf.Words(), h.M/partitioned.BlockBits, bloomkit.Hash(bloomkit.DefaultScheme, k, 5), h.K))
 	}
 }

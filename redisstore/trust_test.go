@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/bloomkit/bloomkit/internal/blocked"
-	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/mmapstore"
+	"github.com/bloomkit/bloomkit/partitioned"
 )
 
 // TestAttachRefusesEditedHeader replays edits of a header in Redis (HSET of
@@ -97,9 +97,9 @@ func TestLayout1HeaderAttaches(t *testing.T) {
 	dir := t.TempDir()
 	const n, p, seed = 5000, 0.01, 7
 	ks := keys(0, n)
-	path := buildFileScheme(t, dir, n, p, seed, ks, hashing.Scheme1)
+	path := buildFileScheme(t, dir, n, p, seed, ks, bloomkit.Scheme1)
 	fh, payload := payloadOf(t, path)
-	require.EqualValues(t, hashing.Scheme1, fh.Hash)
+	require.EqualValues(t, bloomkit.Scheme1, fh.Hash)
 	const segBytes = 1024
 	const gen = 1
 	for i := 0; i*segBytes < len(payload); i++ {
@@ -112,7 +112,7 @@ func TestLayout1HeaderAttaches(t *testing.T) {
 	}).Err())
 	f, err := Attach(ctx, c, name)
 	require.NoError(t, err)
-	require.EqualValues(t, hashing.Scheme1, f.Scheme())
+	require.EqualValues(t, bloomkit.Scheme1, f.Scheme())
 	probe := keys(0, 3*n)
 	found := make([]bool, len(probe))
 	require.NoError(t, f.ContainsMany(ctx, probe, found))
@@ -120,7 +120,7 @@ func TestLayout1HeaderAttaches(t *testing.T) {
 	require.NoError(t, err)
 	defer file.Close(0)
 	for i, k := range probe {
-		want := blocked.Contains(file.Words(), fh.M/blocked.BlockBits, hashing.Sum(k, seed), fh.K)
+		want := hasBits(file.Words(), fh.M/partitioned.BlockBits, bloomkit.Hash(bloomkit.Scheme1, k, seed), fh.K)
 		require.Equal(t, want, found[i], "key %d", i)
 	}
 	isNew, err := f.Add(ctx, ks[0])
@@ -130,6 +130,6 @@ func TestLayout1HeaderAttaches(t *testing.T) {
 	out := filepath.Join(dir, "pulled.bloom")
 	require.NoError(t, Pull(ctx, c, name, out))
 	gh, gp := payloadOf(t, out)
-	require.EqualValues(t, hashing.Scheme1, gh.Hash)
+	require.EqualValues(t, bloomkit.Scheme1, gh.Hash)
 	require.Equal(t, payload, gp)
 }

@@ -43,10 +43,12 @@ type Filter struct {
 	store    filebacked.Store // the mapped file; zero for an in-memory filter
 }
 
-// stage is one blocked sub-filter. The fields every probe reads come first;
-// count, which adds write, is 64 bytes away from them on either side, so it
-// never shares a cache line with them (wherever the struct starts) and its
-// updates do not slow lookups on other cores.
+// stage is one blocked sub-filter, and the one record of its geometry: its
+// words, blocks and k are the blocked.Filter it probes (filter), its
+// capacity and rate what it was sized for. The fields every probe reads
+// come first; count, which adds write, is 64 bytes away from them on either
+// side, so it never shares a cache line with them (wherever the struct
+// starts) and its updates do not slow lookups on other cores.
 type stage struct {
 	words    []uint64
 	blocks   uint64
@@ -55,14 +57,30 @@ type stage struct {
 	_        [64]byte
 	count    atomic.Uint64 // keys this stage took as new
 	_        [64]byte
-	geom     mmapstore.Stage
+	targetP  float64 // its share of the filter's rate
 }
 
 func newStageOf(words []uint64, g mmapstore.Stage) *stage {
-	return &stage{words: words, blocks: g.M / blocked.BlockBits, capacity: g.Capacity, k: g.K, geom: g}
+	return &stage{words: words, blocks: g.M / blocked.BlockBits, capacity: g.Capacity, k: g.K, targetP: g.TargetP}
 }
 
-func (s *stage) contains(d hashing.Digest) bool { return blocked.Contains(s.words, s.blocks, d, s.k) }
+// filter returns the stage as the blocked core probes it (a value in
+// registers, nothing copied but three words of shape).
+func (s *stage) filter() blocked.Filter {
+	return blocked.Filter{Words: s.words, Blocks: s.blocks, K: s.k}
+}
+
+// bits returns the stage's size in bits.
+func (s *stage) bits() uint64 { return s.blocks * blocked.BlockBits }
+
+// geometry returns the stage's entry of a file's stage table (without its
+// offset).
+func (s *stage) geometry() mmapstore.Stage {
+	return mmapstore.Stage{M: s.bits(), K: s.k, BlockBits: blocked.BlockBits, Capacity: s.capacity,
+		TargetP: s.targetP, Count: s.count.Load()}
+}
+
+func (s *stage) contains(d hashing.Digest) bool { return s.filter().Contains(d) }
 
 // probe reports whether some stage of st may hold d, newest (last) first:
 // most keys are in the newest stages, which hold most of the capacity.
@@ -214,7 +232,7 @@ func (f *Filter) add(d hashing.Digest, strict bool) (bool, error) {
 			return false, err
 		}
 	}
-	if !blocked.Add(last.words, last.blocks, d, last.k) {
+	if !last.filter().Add(d) {
 		return false, nil // another goroutine added it meanwhile
 	}
 	last.count.Add(1)
@@ -310,7 +328,7 @@ func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
 
 // StageInfo describes one stage.
 type StageInfo struct {
-	Capacity     uint64  // keys it was sized for: n0·s^i
+	Capacity     uint64  // keys it was sized for: ⌈n0·s^i⌉
 	Count        uint64  // keys it took as new
 	Bits         uint64  // m, a multiple of 512
 	K            uint32  // probes per key
@@ -324,8 +342,8 @@ func (f *Filter) Stages() []StageInfo {
 	st := f.current()
 	out := make([]StageInfo, len(st))
 	for i, s := range st {
-		out[i] = StageInfo{Capacity: s.geom.Capacity, Count: s.count.Load(), Bits: s.geom.M, K: s.k,
-			TargetFPR: s.geom.TargetP, FillRatio: float64(blocked.Count(s.words)) / float64(s.geom.M),
+		out[i] = StageInfo{Capacity: s.capacity, Count: s.count.Load(), Bits: s.bits(), K: s.k,
+			TargetFPR: s.targetP, FillRatio: float64(blocked.Count(s.words)) / float64(s.bits()),
 			EstimatedFPR: blocked.StateFPR(s.words, s.k)}
 	}
 	return out
@@ -339,7 +357,7 @@ func (f *Filter) NumStages() int { return len(f.current()) }
 func (f *Filter) Capacity() uint64 {
 	var c uint64
 	for _, s := range f.current() {
-		c += s.geom.Capacity
+		c += s.capacity
 	}
 	return c
 }
@@ -370,7 +388,7 @@ func (f *Filter) K() uint32 {
 func (f *Filter) Bits() uint64 {
 	var m uint64
 	for _, s := range f.current() {
-		m += s.geom.M
+		m += s.bits()
 	}
 	return m
 }
@@ -415,7 +433,7 @@ func (f *Filter) FillRatio() float64 {
 	var set, m uint64
 	for _, s := range f.current() {
 		set += blocked.Count(s.words)
-		m += s.geom.M
+		m += s.bits()
 	}
 	if m == 0 {
 		return 0
@@ -456,99 +474,4 @@ func estimateCount(words []uint64, k uint32) float64 {
 		sum += keys[c]
 	}
 	return sum
-}
-
-func (f *Filter) header() mmapstore.Header {
-	st := f.current()
-	h := mmapstore.Header{Variant: mmapstore.Scalable, Hash: uint16(f.cfg.scheme), Seed: f.cfg.seed, CellBits: 1, Capacity: f.n0,
-		TargetP: f.p, Growth: f.cfg.growth, Tightness: f.cfg.tight}
-	for _, s := range st {
-		g := s.geom
-		g.Offset, g.Count = h.PayloadLen, s.count.Load()
-		h.Stages = append(h.Stages, g)
-		h.M += g.M
-		h.Count += g.Count
-		h.PayloadLen += mmapstore.CellBytes(g.M, 1)
-	}
-	return h
-}
-
-// WriteTo writes the filter, every stage, as a complete filter file
-// (docs/file-format.md, variant 4): the bytes can be mapped with
-// OpenReadOnly or read back with ReadFrom. It must not run concurrently with
-// Add (mmapstore.ErrModified if the filter changes meanwhile).
-func (f *Filter) WriteTo(w io.Writer) (int64, error) {
-	if err := f.store.Usable(); err != nil {
-		return 0, err
-	}
-	st := f.current()
-	parts := make([][]uint64, len(st))
-	for i, s := range st {
-		parts[i] = s.words
-	}
-	return mmapstore.WriteStream(w, f.header(), parts...)
-}
-
-// WriteFile writes the filter to path atomically: readers of path see the
-// old file or the new one, never a partial one (mmapstore.WriteFileAtomic).
-func (f *Filter) WriteFile(path string) error {
-	return mmapstore.WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := f.WriteTo(w)
-		return err
-	})
-}
-
-// ReadFrom reads a scalable filter written by WriteTo (or a scalable filter
-// file) into memory; it goes on growing from where it was, with the default
-// limits. Sizes are checked before memory is allocated and the payload
-// checksum is verified when current; errors are those of
-// mmapstore.ReadStream, and mmapstore.ErrCorrupt for a header that is valid
-// for the format but not a filter this package makes.
-func ReadFrom(r io.Reader) (*Filter, error) {
-	h, words, err := mmapstore.ReadStream(r, mmapstore.Scalable)
-	if err != nil {
-		return nil, fmt.Errorf("scalable: %w", err)
-	}
-	if err := checkHeader(h); err != nil {
-		return nil, fmt.Errorf("scalable: %w", err)
-	}
-	return fromHeader(h, headerConfig(h), func(i int) []uint64 {
-		s := h.Stages[i]
-		return blocked.Aligned(words[s.Offset/8 : (s.Offset+mmapstore.CellBytes(s.M, 1))/8])
-	}), nil
-}
-
-// checkHeader checks what mmapstore's validation of a scalable header leaves
-// to this package: a first stage for at least one key, and blocked stages.
-func checkHeader(h mmapstore.Header) error {
-	if h.Capacity == 0 {
-		return fmt.Errorf("%w: initial capacity 0", mmapstore.ErrCorrupt)
-	}
-	for i, g := range h.Stages {
-		if g.BlockBits != blocked.BlockBits {
-			return fmt.Errorf("%w: stage %d has block size %d, want %d", mmapstore.ErrCorrupt, i,
-				g.BlockBits, blocked.BlockBits)
-		}
-	}
-	return nil
-}
-
-// headerConfig is the configuration a file records, with default limits.
-func headerConfig(h mmapstore.Header) config {
-	c := defaultConfig()
-	c.seed, c.scheme, c.growth, c.tight = h.Seed, hashing.Scheme(h.Hash), h.Growth, h.Tightness
-	return c
-}
-
-// fromHeader rebuilds a filter from a header that passed checkHeader, its
-// configuration and each stage's words.
-func fromHeader(h mmapstore.Header, c config, stageWords func(i int) []uint64) *Filter {
-	f := &Filter{cfg: c, hash: hashing.NewHasher(c.scheme, c.seed), n0: h.Capacity, p: h.TargetP}
-	st := make([]*stage, len(h.Stages))
-	for i, g := range h.Stages {
-		st[i] = newStageOf(stageWords(i), g)
-		st[i].count.Store(g.Count)
-	}
-	f.stages.Store(&st)
-	return f
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bloomkit/bloomkit/internal/blocked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit/internal/sizing"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
@@ -93,25 +94,59 @@ func configure(c config, opts []Option) (config, error) {
 	return c, nil
 }
 
-// stageParams returns the geometry of stage i for a filter of initial
-// capacity n0 and overall rate p: capacity ⌈n0·s^i⌉ and rate p(1-r)·r^i,
-// sized as a cache-line blocked filter (blocked.Params). The rates sum to
-// p(1-r)Σr^i < p, so the compound false-positive rate stays below p however
-// far the filter grows. The error is ErrTooLarge or ErrInvalid when the
-// stage cannot be made (too many keys, or a rate that needs more than 64
-// probes).
-func stageParams(n0 uint64, p float64, c config, i int) (mmapstore.Stage, error) {
-	capf := math.Ceil(float64(n0) * math.Pow(c.growth, float64(i)))
-	pi := p * (1 - c.tight) * math.Pow(c.tight, float64(i))
+// StageParams returns the geometry of stage i (from 0) of a scalable
+// filter whose first stage holds n0 keys, with compound rate p, growth s and
+// tightening r: capacity ⌈n0·s^i⌉ keys at rate p(1-r)·r^i, sized as a
+// cache-line blocked filter (partitioned.Params: Bits, whole 512-bit
+// blocks, and K). The rates sum to p(1-r)Σr^i < p, so the compound
+// false-positive rate stays below p however far a filter grows. Count and
+// the fill fields of the result are zero.
+//
+// It is the one definition of a stage: this package sizes each new stage
+// with it, and so does the redisstore module for its growing filters. A
+// filter that exists (a file, a filter in Redis) records each stage's
+// geometry and is read by that record, never by recomputing it.
+//
+// The error wraps ErrInvalid for arguments out of range (n0 = 0, p, s or r
+// outside what New accepts, i < 0, a stage rate that underflows) and
+// ErrTooLarge for a stage of more than 2^62 keys or bits beyond the format.
+func StageParams(n0 uint64, p, s, r float64, i int) (StageInfo, error) {
+	if err := sizing.CheckNP(n0, p); err != nil {
+		return StageInfo{}, fmt.Errorf("scalable: %w", err)
+	}
+	if !(s >= 1 && s <= 1e6) || !(r > 0 && r < 1) || i < 0 {
+		return StageInfo{}, fmt.Errorf("scalable: %w: stage %d of growth %v, tightening %v", ErrInvalid, i, s, r)
+	}
+	g, err := stageGeometry(n0, p, s, r, i)
+	if err != nil {
+		return StageInfo{}, fmt.Errorf("scalable: %w", err)
+	}
+	return g, nil
+}
+
+// stageGeometry is StageParams for arguments already checked.
+func stageGeometry(n0 uint64, p, s, r float64, i int) (StageInfo, error) {
+	capf := math.Ceil(float64(n0) * math.Pow(s, float64(i)))
+	pi := p * (1 - r) * math.Pow(r, float64(i))
 	if capf > 1<<62 {
-		return mmapstore.Stage{}, fmt.Errorf("%w: stage %d would hold %.3g keys", ErrTooLarge, i, capf)
+		return StageInfo{}, fmt.Errorf("%w: stage %d would hold %.3g keys", ErrTooLarge, i, capf)
 	}
 	if !(pi > 0) {
-		return mmapstore.Stage{}, fmt.Errorf("%w: stage %d rate %.3g underflows", ErrInvalid, i, pi)
+		return StageInfo{}, fmt.Errorf("%w: stage %d rate %.3g underflows", ErrInvalid, i, pi)
 	}
 	m, k, err := blocked.Params(uint64(capf), pi)
 	if err != nil {
-		return mmapstore.Stage{}, fmt.Errorf("stage %d (%.3g keys at rate %.3g): %w", i, capf, pi, err)
+		return StageInfo{}, fmt.Errorf("stage %d (%.3g keys at rate %.3g): %w", i, capf, pi, err)
 	}
-	return mmapstore.Stage{M: m, K: k, BlockBits: blocked.BlockBits, Capacity: uint64(capf), TargetP: pi}, nil
+	return StageInfo{Capacity: uint64(capf), Bits: m, K: k, TargetFPR: pi}, nil
+}
+
+// stageParams returns stage i of a filter of initial capacity n0, rate p
+// and configuration c (StageParams), as a file's stage table holds it.
+func stageParams(n0 uint64, p float64, c config, i int) (mmapstore.Stage, error) {
+	g, err := stageGeometry(n0, p, c.growth, c.tight, i)
+	if err != nil {
+		return mmapstore.Stage{}, err
+	}
+	return mmapstore.Stage{M: g.Bits, K: g.K, BlockBits: blocked.BlockBits, Capacity: g.Capacity, TargetP: g.TargetFPR}, nil
 }

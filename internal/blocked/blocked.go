@@ -14,13 +14,19 @@
 //     its own, so the in-block pattern is not a low-entropy double-hashing
 //     sequence whose rate floors near 1e-5.
 //
-// Contains reads the key's block and tests its k bits: on a filter of up to
-// 4 MiB all of them without a branch, beyond that one at a time, stopping at
-// the first clear one (each the faster there, measured on the whole path).
-// Add ORs each bit that is still clear (an atomic OR, so concurrent adds
-// lose nothing); AddSingle, for one writer, uses plain stores. The batches
-// warm the blocks of the next group of keys before testing the current
-// one. Changing which bits a key sets would make every existing file answer
+// One type, Filter, holds a filter's words, shape and key hash, and has
+// every operation in three forms: of a digest (Add, AddPlain, Contains), of
+// a key (AddKey, AddKeyPlain, ContainsKey: keyed.go, where the probe loops
+// for k <= 7 are written out) and of a batch of digests (AddBatch,
+// AddPlainBatch, ContainsBatch: batch.go). Contains reads the key's block
+// and tests its k bits: on a filter of up to 4 MiB all of them without a
+// branch, beyond that one at a time, stopping at the first clear one (each
+// the faster there, measured on the whole path). Add ORs each bit that is
+// still clear (an atomic OR, so concurrent adds lose nothing); the Plain
+// forms, for one writer that builds a filter nobody else uses meanwhile
+// (what the variants call a Builder), use plain stores. The batches warm
+// the blocks of the next group of keys before testing the current one.
+// Changing which bits a key sets would make every existing file answer
 // wrongly, so golden vectors in the tests pin them.
 package blocked
 
@@ -129,15 +135,36 @@ func blockOr(words []uint64, b uint64, placeholder *[BlockWords]uint64) *[BlockW
 	return block(words, b)
 }
 
-// Add sets the k bits of d in words (blocks whole blocks) and reports
-// whether any of them was unset. Safe for concurrent use: each bit that is
-// still clear gets an atomic OR; bits already set are not written, so
-// re-adding a present key dirties no page. (Gathering the bits into one
-// mask per word first, for one atomic OR per word that changes, measured
-// 15-25% slower: building the masks costs more than the locked
-// instructions it saves. See docs/partitioned.md.)
-func Add(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
-	blk := blockOr(words, Block(d, blocks), &fullBlock)
+// Filter is one blocked filter: its words (whole blocks) and its shape.
+// The partitioned variant holds one, and the scalable variant one per
+// stage. It is a small value (five words): its methods take it by value,
+// in registers, as the arguments of a plain function would be. The keyed
+// forms take the key hash as an argument, so that a scalable filter, which
+// hashes a key once for all its stages, holds one hash and not one per
+// stage.
+//
+// The words must not be replaced while an operation runs. An empty Words
+// (a closed filter) is answered without a fault: the lookups report true
+// (a closed filter rules nothing out, never a false negative) and the adds
+// write nothing and report nothing new.
+type Filter struct {
+	Words  []uint64 // whole blocks; the first starts a cache line
+	Blocks uint64   // the number of blocks: len(Words) / BlockWords while open
+	K      uint32   // probes per key, all in one block
+}
+
+// Bits returns the size of the filter in bits: Blocks whole blocks.
+func (f Filter) Bits() uint64 { return f.Blocks * BlockBits }
+
+// Add sets the k bits of d and reports whether any of them was unset. Safe
+// for concurrent use: each bit that is still clear gets an atomic OR; bits
+// already set are not written, so re-adding a present key dirties no page.
+// (Gathering the bits into one mask per word first, for one atomic OR per
+// word that changes, measured 15-25% slower: building the masks costs more
+// than the locked instructions it saves. See docs/partitioned.md.)
+func (f Filter) Add(d hashing.Digest) bool {
+	blk := blockOr(f.Words, Block(d, f.Blocks), &fullBlock)
+	k := f.K
 	isNew := false
 	if k > probesPerWord { // the walk written out: a leaf needs no frame
 		ps := probesOf(d)
@@ -164,17 +191,18 @@ func Add(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
 	return isNew
 }
 
-// AddSingle is Add with plain loads and stores, for one goroutine that
+// AddPlain is Add with plain loads and stores, for one goroutine that
 // builds a filter nobody else uses meanwhile: no locked instruction, and no
 // branch on the loaded words, so nothing waits for the block's cache line
 // before the next key's work can start. It must not run concurrently with
-// any other access to words, Contains included. It writes each probed word
-// even when the bit was set already.
-func AddSingle(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
+// any other access to the words, Contains included. It writes each probed
+// word even when the bit was set already.
+func (f Filter) AddPlain(d hashing.Digest) bool {
+	words, k := f.Words, f.K
 	if len(words) == 0 { // a closed filter: nothing to write
 		return false
 	}
-	blk := block(words, Block(d, blocks))
+	blk := block(words, Block(d, f.Blocks))
 	var fresh uint64       // bit 0: some probed bit was clear
 	if k > probesPerWord { // the walk written out: a leaf needs no frame
 		ps := probesOf(d)
@@ -208,11 +236,12 @@ func AddSingle(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
 // docs/partitioned.md for the numbers).
 const smallWords = 4 << 20 / 8
 
-// Contains reports whether all k bits of d are set in words. It reads one
-// cache line. On a filter of up to smallWords words it tests every bit and
+// Contains reports whether all k bits of d are set. It reads one cache
+// line. On a filter of up to smallWords words it tests every bit and
 // branches once; on a larger one it stops at the first clear bit.
-func Contains(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
-	blk := blockOr(words, Block(d, blocks), &fullBlock)
+func (f Filter) Contains(d hashing.Digest) bool {
+	words, k := f.Words, f.K
+	blk := blockOr(words, Block(d, f.Blocks), &fullBlock)
 	if k > probesPerWord {
 		// The walk is written out here, not called: a leaf function needs
 		// no stack frame, and every instruction counts in how many keys'
@@ -246,98 +275,6 @@ func Contains(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
 		x >>= probeBits
 	}
 	return true
-}
-
-// Group is how many keys ContainsBatch and AddBatch warm at a time: about
-// as many cache misses as a core keeps in flight. 32 measured fastest on a
-// 1 GB filter (8, 16, 32, 48 and 64 tried).
-const Group = 32
-
-// touch is written (never in practice) so that the loads that warm a batch's
-// blocks cannot be optimised away.
-var touch uint64
-
-// Warm loads one word of the block of each digest of ds, so that their
-// cache misses overlap instead of following one another: the loads do not
-// depend on each other, and nothing waits for them until the keys are
-// tested. (A prefetch instruction, in assembly, which would not wait at
-// all, measured no faster than one key at a time on a 1 GB filter on the
-// test VM, though 4 times faster at 12 MB: it seems to be dropped when its
-// address misses the TLB, where a load walks the page tables.)
-func Warm(words []uint64, blocks uint64, ds []hashing.Digest) {
-	var sink uint64
-	for _, d := range ds {
-		sink += atomic.LoadUint64(&words[Block(d, blocks)*BlockWords])
-	}
-	if sink == 0x5bd1e9955bd1e995 {
-		touch = sink
-	}
-}
-
-// ContainsBatch sets found[i] to whether ds[i] may have been added, for
-// every i < len(ds); len(found) must be at least len(ds). It takes the keys
-// Group at a time, and warms the blocks of the next group (see Warm) before
-// it tests the current one, so one group's cache misses are in flight
-// together and overlap the testing of the group before.
-func ContainsBatch(words []uint64, blocks uint64, k uint32, ds []hashing.Digest, found []bool) {
-	found = found[:len(ds)]
-	if len(words) == 0 { // a closed filter rules nothing out
-		for i := range found {
-			found[i] = true
-		}
-		return
-	}
-	Warm(words, blocks, ds[:min(Group, len(ds))])
-	for len(ds) > 0 {
-		n := min(len(ds), Group)
-		if len(ds) > n {
-			Warm(words, blocks, ds[n:min(n+Group, len(ds))])
-		}
-		for i, d := range ds[:n] {
-			found[i] = Contains(words, blocks, d, k)
-		}
-		ds, found = ds[n:], found[n:]
-	}
-}
-
-// AddBatch adds every digest of ds, warming their blocks a group ahead as
-// ContainsBatch does, and returns how many were new. Safe for concurrent
-// use, as Add.
-func AddBatch(words []uint64, blocks uint64, k uint32, ds []hashing.Digest) int {
-	return addBatch(words, blocks, k, ds, false)
-}
-
-// AddSingleBatch is AddBatch with AddSingle: one writer, and nothing else
-// using words meanwhile.
-func AddSingleBatch(words []uint64, blocks uint64, k uint32, ds []hashing.Digest) int {
-	return addBatch(words, blocks, k, ds, true)
-}
-
-func addBatch(words []uint64, blocks uint64, k uint32, ds []hashing.Digest, single bool) int {
-	if len(words) == 0 { // a closed filter: nothing to write
-		return 0
-	}
-	added := 0
-	Warm(words, blocks, ds[:min(Group, len(ds))])
-	for len(ds) > 0 {
-		n := min(len(ds), Group)
-		if len(ds) > n {
-			Warm(words, blocks, ds[n:min(n+Group, len(ds))])
-		}
-		for _, d := range ds[:n] {
-			var isNew bool
-			if single {
-				isNew = AddSingle(words, blocks, d, k)
-			} else {
-				isNew = Add(words, blocks, d, k)
-			}
-			if isNew {
-				added++
-			}
-		}
-		ds = ds[n:]
-	}
-	return added
 }
 
 // Count returns the number of set bits in words.

@@ -101,10 +101,10 @@ func TestAddContains(t *testing.T) {
 	words := AlignedWords(blocks * BlockWords)
 	for i := uint64(0); i < 500; i++ {
 		d := hashing.Sum(binary.LittleEndian.AppendUint64(nil, i), 0)
-		require.False(t, Contains(words, blocks, d, 7) && i == 0)
-		Add(words, blocks, d, 7)
-		require.True(t, Contains(words, blocks, d, 7))
-		require.False(t, Add(words, blocks, d, 7), "re-adding is not new")
+		require.False(t, over(words, blocks, 7).Contains(d) && i == 0)
+		over(words, blocks, 7).Add(d)
+		require.True(t, over(words, blocks, 7).Contains(d))
+		require.False(t, over(words, blocks, 7).Add(d), "re-adding is not new")
 		// All k bits are in the key's block and nowhere else.
 		b := Block(d, blocks)
 		m := MasksOf(d, 7)
@@ -127,19 +127,19 @@ func TestBatchMatchesSingle(t *testing.T) {
 	for i := range ds {
 		ds[i] = hashing.Sum(binary.LittleEndian.AppendUint64(nil, uint64(i)), 0)
 	}
-	added := AddBatch(words, blocks, 9, ds[:300])
+	added := over(words, blocks, 9).AddBatch(ds[:300])
 	want := 0
 	for _, d := range ds[:300] {
-		if Add(single, blocks, d, 9) {
+		if over(single, blocks, 9).Add(d) {
 			want++
 		}
 	}
 	require.Equal(t, want, added)
 	require.Equal(t, single, words)
 	found := make([]bool, len(ds))
-	ContainsBatch(words, blocks, 9, ds, found)
+	over(words, blocks, 9).ContainsBatch(ds, found)
 	for i, d := range ds {
-		require.Equal(t, Contains(words, blocks, d, 9), found[i], "key %d", i)
+		require.Equal(t, over(words, blocks, 9).Contains(d), found[i], "key %d", i)
 		if i < 300 {
 			require.True(t, found[i])
 		}
@@ -181,13 +181,13 @@ func TestLoopsMatchMasks(t *testing.T) {
 				for w := range BlockWords {
 					ref[b*BlockWords+uint64(w)] |= m[w]
 				}
-				require.Equal(t, want, Add(words, blocks, d, k), "Add: blocks %d k %d key %d", blocks, k, i)
-				require.Equal(t, want, AddSingle(single, blocks, d, k), "AddSingle: blocks %d k %d key %d", blocks, k, i)
-				require.True(t, Contains(words, blocks, d, k))
+				require.Equal(t, want, over(words, blocks, k).Add(d), "Add: blocks %d k %d key %d", blocks, k, i)
+				require.Equal(t, want, over(single, blocks, k).AddPlain(d), "AddSingle: blocks %d k %d key %d", blocks, k, i)
+				require.True(t, over(words, blocks, k).Contains(d))
 				// A key never added: Contains must agree with the
 				// definition, whether it answers true or false.
 				e := hashing.Sum(binary.LittleEndian.AppendUint64(nil, i), 1<<40+uint64(k))
-				require.Equal(t, refContains(ref, blocks, e, k), Contains(words, blocks, e, k),
+				require.Equal(t, refContains(ref, blocks, e, k), over(words, blocks, k).Contains(e),
 					"Contains: blocks %d k %d probe %d", blocks, k, i)
 			}
 			require.Equal(t, ref, words, "Add: blocks %d k %d", blocks, k)
@@ -207,14 +207,14 @@ func TestSingleBatchMatchesSingle(t *testing.T) {
 		}
 		want := 0
 		for _, d := range ds {
-			if Add(single, blocks, d, 6) {
+			if over(single, blocks, 6).Add(d) {
 				want++
 			}
 		}
-		require.Equal(t, want, AddSingleBatch(batch, blocks, 6, ds), "n %d", n)
+		require.Equal(t, want, over(batch, blocks, 6).AddPlainBatch(ds), "n %d", n)
 		require.Equal(t, single, batch, "n %d", n)
 		found := make([]bool, n)
-		ContainsBatch(batch, blocks, 6, ds, found)
+		over(batch, blocks, 6).ContainsBatch(ds, found)
 		for i := range found {
 			require.True(t, found[i], "n %d key %d", n, i)
 		}
@@ -312,4 +312,10 @@ func TestStateFPR(t *testing.T) {
 	require.InDelta(t, 0.25, StateFPR(words, 3), 1e-12)
 	words[BlockWords] = 0xff // block 1: 8 of 512 bits
 	require.InDelta(t, 0.25+math.Pow(8.0/512, 3)/4, StateFPR(words, 3), 1e-12)
+}
+
+// over returns the filter of blocks blocks in words with k probes, for the
+// digest forms (no key hash).
+func over(words []uint64, blocks uint64, k uint32) Filter {
+	return Filter{Words: words, Blocks: blocks, K: k}
 }

@@ -211,7 +211,7 @@ func addOld(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
 // lacks bits gets one atomic OR.
 func addTouched(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
 	if k > probesPerWord {
-		return Add(words, blocks, d, k)
+		return over(words, blocks, k).Add(d)
 	}
 	blk := block(words, Block(d, blocks))
 	var m Masks

@@ -79,12 +79,12 @@ func pathFilterOf(b *testing.B, s pathSize) *pathFilter {
 			for i := range s.n {
 				binary.LittleEndian.PutUint64(key[:], i)
 				binary.LittleEndian.PutUint64(key[8:], 0xfeed)
-				Add(f.words, f.blocks, pathSum(key[:]), f.k)
+				over(f.words, f.blocks, f.k).Add(pathSum(key[:]))
 			}
 		}
 	}
 	for i := 0; i < min(len(hits), int(s.n)*16); i += 16 {
-		Add(f.words, f.blocks, pathSum(hits[i:i+16]), f.k)
+		over(f.words, f.blocks, f.k).Add(pathSum(hits[i : i+16]))
 	}
 	pathFilters[s.name] = f
 	return f
@@ -135,7 +135,7 @@ func BenchmarkPathDuel(b *testing.B) {
 	impls := []struct {
 		name string
 		fn   containsFunc
-	}{{"old", containsOld}, {"new", Contains}, {"early7", containsEarly7}, {"shift", containsShift}, {"masks", containsMasks}}
+	}{{"old", containsOld}, {"new", containsDigest}, {"early7", containsEarly7}, {"shift", containsShift}, {"masks", containsMasks}}
 	const turn = 4096
 	for _, s := range pathSizes {
 		for _, op := range []string{"hit", "miss"} {
@@ -187,7 +187,7 @@ func BenchmarkPathAddDuel(b *testing.B) {
 	impls := []struct {
 		name string
 		fn   containsFunc
-	}{{"old", addOld}, {"new", Add}, {"masks", addMasks}, {"single", AddSingle}, {"single-masks", addSingleMasks}}
+	}{{"old", addOld}, {"new", addDigest}, {"masks", addMasks}, {"single", addPlainDigest}, {"single-masks", addSingleMasks}}
 	const turn = 4096
 	for _, s := range pathSizes {
 		b.Run("size="+s.name, func(b *testing.B) {
@@ -244,7 +244,7 @@ func BenchmarkPathBatchDuel(b *testing.B) {
 	type batchFunc func(f *pathFilter, keys []byte, found []bool)
 	single := func(f *pathFilter, keys []byte, found []bool) {
 		for i := range found {
-			found[i] = Contains(f.words, f.blocks, pathSum(keys[16*i:16*i+16:16*i+16]), f.k)
+			found[i] = over(f.words, f.blocks, f.k).Contains(pathSum(keys[16*i : 16*i+16 : 16*i+16]))
 		}
 	}
 	// warm hashes chunk keys, then warms and tests them g at a time.
@@ -258,9 +258,9 @@ func BenchmarkPathBatchDuel(b *testing.B) {
 				}
 				for j := 0; j < n; j += g {
 					e := min(j+g, n)
-					Warm(f.words, f.blocks, ds[j:e])
+					over(f.words, f.blocks, 0).Warm(ds[j:e])
 					for i := j; i < e; i++ {
-						found[i] = Contains(f.words, f.blocks, ds[i], f.k)
+						found[i] = over(f.words, f.blocks, f.k).Contains(ds[i])
 					}
 				}
 				keys, found = keys[16*n:], found[n:]
@@ -276,14 +276,14 @@ func BenchmarkPathBatchDuel(b *testing.B) {
 				for i := range n {
 					ds[i] = pathSum(keys[16*i : 16*i+16 : 16*i+16])
 				}
-				Warm(f.words, f.blocks, ds[:min(g, n)])
+				over(f.words, f.blocks, 0).Warm(ds[:min(g, n)])
 				for j := 0; j < n; j += g {
 					e := min(j+g, n)
 					if e < n {
-						Warm(f.words, f.blocks, ds[e:min(e+g, n)])
+						over(f.words, f.blocks, 0).Warm(ds[e:min(e+g, n)])
 					}
 					for i := j; i < e; i++ {
-						found[i] = Contains(f.words, f.blocks, ds[i], f.k)
+						found[i] = over(f.words, f.blocks, f.k).Contains(ds[i])
 					}
 				}
 				keys, found = keys[16*n:], found[n:]
@@ -334,4 +334,17 @@ func BenchmarkPathBatchDuel(b *testing.B) {
 			})
 		}
 	}
+}
+
+// The digest forms as functions of the words, for the design tables above.
+func containsDigest(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
+	return over(words, blocks, k).Contains(d)
+}
+
+func addDigest(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
+	return over(words, blocks, k).Add(d)
+}
+
+func addPlainDigest(words []uint64, blocks uint64, d hashing.Digest, k uint32) bool {
+	return over(words, blocks, k).AddPlain(d)
 }

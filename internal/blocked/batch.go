@@ -1,0 +1,102 @@
+package blocked
+
+import (
+	"sync/atomic"
+
+	"github.com/bloomkit/bloomkit/internal/hashing"
+)
+
+// Group is how many keys ContainsBatch and AddBatch warm at a time: about
+// as many cache misses as a core keeps in flight. 32 measured fastest on a
+// 1 GB filter (8, 16, 32, 48 and 64 tried).
+const Group = 32
+
+// touch is written (never in practice) so that the loads that warm a batch's
+// blocks cannot be optimised away.
+var touch uint64
+
+// Warm loads one word of the block of each digest of ds, so that their
+// cache misses overlap instead of following one another: the loads do not
+// depend on each other, and nothing waits for them until the keys are
+// tested. (A prefetch instruction, in assembly, which would not wait at
+// all, measured no faster than one key at a time on a 1 GB filter on the
+// test VM, though 4 times faster at 12 MB: it seems to be dropped when its
+// address misses the TLB, where a load walks the page tables.)
+func (f Filter) Warm(ds []hashing.Digest) {
+	words, blocks := f.Words, f.Blocks
+	if len(words) == 0 { // a closed filter: nothing to warm
+		return
+	}
+	var sink uint64
+	for _, d := range ds {
+		sink += atomic.LoadUint64(&words[Block(d, blocks)*BlockWords])
+	}
+	if sink == 0x5bd1e9955bd1e995 {
+		touch = sink
+	}
+}
+
+// ContainsBatch sets found[i] to whether ds[i] may have been added, for
+// every i < len(ds); len(found) must be at least len(ds). It takes the keys
+// Group at a time, and warms the blocks of the next group (see Warm) before
+// it tests the current one, so one group's cache misses are in flight
+// together and overlap the testing of the group before.
+func (f Filter) ContainsBatch(ds []hashing.Digest, found []bool) {
+	found = found[:len(ds)]
+	if len(f.Words) == 0 { // a closed filter rules nothing out
+		for i := range found {
+			found[i] = true
+		}
+		return
+	}
+	f.groups(ds, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			found[i] = f.Contains(ds[i])
+		}
+	})
+}
+
+// groups calls fn(lo, hi) for each group ds[lo:hi] of Group digests, in
+// order, having warmed the blocks of the group after it (see Warm) first,
+// so one group's cache misses are in flight while the one before is
+// worked on.
+func (f Filter) groups(ds []hashing.Digest, fn func(lo, hi int)) {
+	f.Warm(ds[:min(Group, len(ds))])
+	for lo := 0; lo < len(ds); lo += Group {
+		hi := min(len(ds), lo+Group)
+		if hi < len(ds) {
+			f.Warm(ds[hi:min(hi+Group, len(ds))])
+		}
+		fn(lo, hi)
+	}
+}
+
+// AddBatch adds every digest of ds, warming their blocks a group ahead as
+// ContainsBatch does, and returns how many were new. Safe for concurrent
+// use, as Add.
+func (f Filter) AddBatch(ds []hashing.Digest) int { return f.addBatch(ds, false) }
+
+// AddPlainBatch is AddBatch with AddPlain: one writer, and nothing else
+// using the filter meanwhile.
+func (f Filter) AddPlainBatch(ds []hashing.Digest) int { return f.addBatch(ds, true) }
+
+func (f Filter) addBatch(ds []hashing.Digest, plain bool) int {
+	if len(f.Words) == 0 { // a closed filter: nothing to write
+		return 0
+	}
+	added := 0
+	f.groups(ds, func(lo, hi int) {
+		for _, d := range ds[lo:hi] {
+			var isNew bool
+			if plain {
+				isNew = f.AddPlain(d)
+			} else {
+				isNew = f.Add(d)
+			}
+			if isNew {
+				added++
+			}
+		}
+	})
+	return added
+}
