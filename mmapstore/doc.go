@@ -37,6 +37,23 @@
 // target and fsync the folder; PublishCopy does the same with a copy of a
 // finished file, which it verifies first.
 //
+// # Writers and replaces
+//
+// A writer (Create, or Open for writing) holds an exclusive flock on its
+// file until Close; a second writer is refused with ErrLocked. Every replace
+// of an existing file by this package (Publish, PublishCopy, Replace,
+// WriteFileAtomic) takes the same lock on the file it replaces before the
+// rename, waiting up to SetReplaceWait's wait (DefaultReplaceWait, 5 s) for
+// a writer to close it, and otherwise refuses with an *fs.PathError (Op
+// "replace") around ErrLocked, leaving both files as they were. A writable
+// Open checks, once it holds the lock, that the path still names the file
+// it locked (a replace may land between its open and its lock) and opens
+// again if not. A tool that renames without the lock (mv, rsync) can still
+// replace a file under its writer: the writer's Sync and Close then still
+// sync and seal the file they hold, and return ErrReplaced naming the
+// path, so that no writer reports success for writes that are not at the
+// path.
+//
 // # Modes and owners
 //
 // A new file gets 0666 less the umask, like any file a program creates. A

@@ -37,8 +37,17 @@ var (
 	// ErrTooLarge: a filter larger than the format or this machine allows.
 	// It is the same value as each variant's ErrTooLarge.
 	ErrTooLarge = sizing.ErrTooLarge
-	// ErrLocked: another process holds the file open for writing.
+	// ErrLocked: a writer (Open or Create, in another process or through
+	// another File) holds the file open for writing: a second writer is
+	// refused at once, and a replace of the file (Publish, PublishCopy,
+	// Replace, WriteFileAtomic) after waiting for it (SetReplaceWait).
 	ErrLocked = errors.New("mmapstore: file is open for writing elsewhere")
+	// ErrReplaced: the path of a file open for writing no longer names it
+	// (a file was moved over it, or it was removed, by a process that does
+	// not wait for writers: mv, cp, rsync), so what was written is not at
+	// the path. Sync and Close still sync and seal the file they hold, then
+	// report it.
+	ErrReplaced = errors.New("mmapstore: file was replaced or removed while open for writing")
 	// ErrNotRegular: the path names something other than a regular file (a
 	// FIFO, a device, a folder), refused before it could block or be mapped.
 	ErrNotRegular = errors.New("mmapstore: not a regular file")

@@ -39,6 +39,9 @@ type File struct {
 	readOnly bool
 	target   string // final path, for files made by CreateTemp
 	closed   bool
+	// id is the file as opened (its device and inode): a writer checks
+	// at Sync and Close that its path still names it (see stillAtPath).
+	id os.FileInfo
 	// grown holds the mappings of stages added by Grow since the file was
 	// opened; data keeps covering what it covered, so slices into it stay
 	// valid while lookups run.
@@ -116,14 +119,20 @@ func create(f *os.File, path string, h Header) (_ *File, err error) {
 	if err := h.Validate(); err != nil {
 		return nil, err
 	}
+	// Lock first, so that a replace of the new path waits for this writer
+	// (see Replace) from the start, allocation included.
+	if err := lockExclusive(f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	id, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("mmapstore: %w", err)
+	}
 	size := int64(HeaderSize + h.PayloadLen)
 	if err := allocate(f, size); err != nil {
 		return nil, fmt.Errorf("mmapstore: allocate %d bytes for %s: %w", size, path, err)
 	}
-	if err := lockExclusive(f); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	mf := &File{f: f, path: path, hdr: h}
+	mf := &File{f: f, path: path, hdr: h, id: id}
 	if mf.data, err = mapFile(f, size, true); err != nil {
 		return nil, err
 	}
@@ -172,11 +181,7 @@ func openFile(path string, want Variant, readOnly bool) (_ *File, err error) {
 	if !littleEndian {
 		return nil, ErrPlatform
 	}
-	flag := os.O_RDWR
-	if readOnly {
-		flag = os.O_RDONLY
-	}
-	f, st, err := openRegular(path, flag)
+	f, st, err := openLocked(path, readOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -185,13 +190,6 @@ func openFile(path string, want Variant, readOnly bool) (_ *File, err error) {
 			f.Close()
 		}
 	}()
-	if !readOnly {
-		// Lock before reading the header, so that no other writer can
-		// change it between our read and our first header write.
-		if err := lockExclusive(f); err != nil {
-			return nil, err
-		}
-	}
 	size := st.Size()
 	var head [HeaderSize]byte
 	n, err := f.ReadAt(head[:], 0)
@@ -222,7 +220,7 @@ func openFile(path string, want Variant, readOnly bool) (_ *File, err error) {
 			return nil, err
 		}
 	}
-	mf := &File{f: f, path: path, hdr: h, readOnly: readOnly}
+	mf := &File{f: f, path: path, hdr: h, readOnly: readOnly, id: st}
 	if !readOnly {
 		// A file copied sparsely has holes; writing into a hole of a full
 		// disk through a mapping would fault, so allocate them now.
@@ -242,6 +240,44 @@ func openFile(path string, want Variant, readOnly bool) (_ *File, err error) {
 		}
 	}
 	return mf, nil
+}
+
+// openHook, when set by a test, runs between the open of a writable file
+// and its lock, where a replace by another process may land.
+var openHook func(path string)
+
+// openLocked opens the regular file at path; a writable one also with the
+// writer lock, taken before the header is read so that no other writer can
+// change it between that read and the first header write. A replace can
+// land between the open and the lock (Replace locks the file it replaces,
+// then renames): the lock is then on a file that no longer has the name, so
+// the path is checked to still name the locked file, and opened again if
+// not.
+func openLocked(path string, readOnly bool) (*os.File, os.FileInfo, error) {
+	if readOnly {
+		return openRegular(path, os.O_RDONLY)
+	}
+	for try := 0; ; try++ {
+		f, st, err := openRegular(path, os.O_RDWR)
+		if err != nil {
+			return nil, nil, err
+		}
+		if openHook != nil {
+			openHook(path)
+		}
+		if err := lockExclusive(f); err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+		now, err := os.Stat(path)
+		if err == nil && os.SameFile(now, st) {
+			return f, st, nil
+		}
+		f.Close()
+		if try == 100 {
+			return nil, nil, fmt.Errorf("%w: the path kept naming another file after each lock", ErrReplaced)
+		}
+	}
 }
 
 // openRegular opens path without waiting on it (a FIFO with no writer
@@ -503,6 +539,11 @@ func (f *File) payloadSum() uint64 {
 // (the items added, as the variant counts them) in a new header. Sync costs
 // the number of dirty pages, not the file size. The checksum stays marked not
 // current until Close.
+//
+// When the path no longer names the file (another file was moved over it,
+// or it was removed: see ErrReplaced), Sync still syncs the file it holds,
+// then returns an *fs.PathError (Op "sync") around ErrReplaced: the writes
+// are durable, but not at the path.
 func (f *File) Sync(count uint64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -513,7 +554,10 @@ func (f *File) Sync(count uint64) error {
 		return err
 	}
 	f.hdr.Count = count
-	return f.writeHeader()
+	if err := f.writeHeader(); err != nil {
+		return err
+	}
+	return f.stillAtPath("sync")
 }
 
 // writeHeader writes f.hdr with the next generation into the slot that does
@@ -608,6 +652,10 @@ func (f *File) Prefault() error {
 // payload checksum, marks it current, records count and makes everything
 // durable: O(size) for a writer, O(1) for a reader. The payload must not be
 // used after Close. Closing twice returns ErrClosed.
+//
+// A writable file whose path no longer names it is sealed and closed all
+// the same, and Close returns an *fs.PathError (Op "close") around
+// ErrReplaced: what was written is not at the path (see Sync).
 func (f *File) Close(count uint64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -620,6 +668,8 @@ func (f *File) Close(count uint64) error {
 	}
 	if f.target != "" {
 		os.Remove(f.path) // an unpublished build is not kept
+	} else if !f.readOnly && err == nil {
+		err = f.stillAtPath("close")
 	}
 	return errors.Join(err, f.release())
 }
@@ -661,7 +711,9 @@ func (f *File) release() error {
 // does, renames it over the target path and syncs the folder, so that a
 // reader of the target sees either the old complete file or the new complete
 // file, never a mix. The File is closed afterwards, whatever the outcome; on
-// error the temporary file is removed and the target is untouched.
+// error the temporary file is removed and the target is untouched. A target
+// that a writer holds open is not replaced: Publish waits for the writer as
+// Replace does, then fails with ErrLocked.
 func (f *File) Publish(count uint64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -672,6 +724,10 @@ func (f *File) Publish(count uint64) error {
 		return fmt.Errorf("%w: %s", ErrNotTemp, f.path)
 	}
 	err := f.seal(count)
+	if err == nil {
+		// Never move another file than the one just sealed.
+		err = f.stillAtPath("publish")
+	}
 	if err == nil {
 		err = renameDurably(f.path, f.target)
 	}
@@ -767,6 +823,10 @@ func CopyTemp(src, target string) (_ string, err error) {
 // over dst in place (cp, truncate) would instead pull the pages from under
 // its mapping, and it would die of SIGBUS.
 //
+// A dst that a writer holds open (a `bloomkit add` in progress) is not
+// replaced: PublishCopy waits for the writer to close it (SetReplaceWait)
+// and then fails with ErrLocked, as Replace does.
+//
 // A src that is not a sealed filter file is refused with the typed error
 // (ErrNotRegular, ErrBadMagic, ErrTruncated, ErrPayloadChecksum,
 // ErrChecksumStale for a file still open for writing or whose writer
@@ -836,26 +896,4 @@ func readHeader(path string) (Header, error) {
 		return Header{}, fmt.Errorf("%w: the file is %d bytes, its header needs %d", ErrTruncated, st.Size(), need)
 	}
 	return h, nil
-}
-
-// Replace moves the finished filter file from over to (in the same folder)
-// and syncs the folder: the last step of an atomic publish, for builders
-// that make their file some other way than CreateTemp (a copy to merge into,
-// say). from must already be closed and synced.
-func Replace(from, to string) error { return renameDurably(from, to) }
-
-// renameDurably moves from over to and syncs the folder that holds both.
-func renameDurably(from, to string) error {
-	if err := os.Rename(from, to); err != nil {
-		return fmt.Errorf("mmapstore: publish: %w", err)
-	}
-	dir, err := os.Open(filepath.Dir(to))
-	if err != nil {
-		return fmt.Errorf("mmapstore: publish: open folder: %w", err)
-	}
-	defer dir.Close()
-	if err := dir.Sync(); err != nil && !errors.Is(err, fs.ErrInvalid) {
-		return fmt.Errorf("mmapstore: publish: sync folder: %w", err)
-	}
-	return nil
 }
