@@ -129,7 +129,7 @@ func create(f *os.File, path string, h Header) (_ *File, err error) {
 		return nil, fmt.Errorf("mmapstore: %w", err)
 	}
 	size := int64(HeaderSize + h.PayloadLen)
-	if err := allocate(f, size); err != nil {
+	if err := allocate(f, 0, size); err != nil {
 		return nil, fmt.Errorf("mmapstore: allocate %d bytes for %s: %w", size, path, err)
 	}
 	mf := &File{f: f, path: path, hdr: h, id: id}
@@ -224,7 +224,7 @@ func openFile(path string, want Variant, readOnly bool) (_ *File, err error) {
 	if !readOnly {
 		// A file copied sparsely has holes; writing into a hole of a full
 		// disk through a mapping would fault, so allocate them now.
-		if err := allocate(f, need); err != nil {
+		if err := allocate(f, 0, need); err != nil {
 			return nil, fmt.Errorf("mmapstore: allocate: %w", err)
 		}
 	}
@@ -457,7 +457,7 @@ func (f *File) Grow(s Stage) ([]uint64, error) {
 			f.f.Truncate(end)
 		}
 	}()
-	if err := allocate(f.f, size); err != nil {
+	if err := allocate(f.f, end, size); err != nil {
 		return nil, fmt.Errorf("mmapstore: grow %s to %d bytes: %w", f.path, size, err)
 	}
 	if err := f.f.Sync(); err != nil {
