@@ -65,3 +65,23 @@ func holesOf(f *os.File, from, end int64) [][2]int64 {
 	_, _ = f.Seek(0, io.SeekStart)
 	return holes
 }
+
+// nextData returns the first run of data of f at or after off, [data,
+// hole), within [off, end), as SEEK_DATA and SEEK_HOLE report it: data =
+// end when only holes follow. Where the file system does not tell, all of
+// [off, end) is data.
+func nextData(f *os.File, off, end int64) (data, hole int64) {
+	fd := int(f.Fd())
+	data, err := unix.Seek(fd, off, unix.SEEK_DATA)
+	switch {
+	case errors.Is(err, unix.ENXIO) || err == nil && data >= end:
+		return end, end
+	case err != nil || data < off:
+		return off, end
+	}
+	hole, err = unix.Seek(fd, data, unix.SEEK_HOLE)
+	if err != nil || hole > end || hole <= data {
+		hole = end
+	}
+	return data, hole
+}

@@ -12,11 +12,15 @@
 // ErrVersion, ErrVariant, ErrTruncated, ErrHeaderChecksum, ErrCorrupt; a
 // missing file wraps fs.ErrNotExist). Every open is non-blocking and refuses
 // anything but a regular file with ErrNotRegular before it could wait on it
-// (a FIFO at a filter path would otherwise block forever). The payload
+// (a FIFO at a filter path would otherwise block forever). A file whose
+// holes outweigh both its stored data and 16 GiB (a crafted header over a
+// `truncate -s 8T` file) is refused by every open and header read with
+// ErrSparse, from st_blocks in O(1), rather than read for hours. The payload
 // checksum is O(size) and checked by Verify, by stream readers, and by a
 // writable open of a file whose checksum is current: a writer's Close
 // checksums the payload anew, so damage present before the open would be
-// sealed as good otherwise.
+// sealed as good otherwise. Verify reads through a fixed buffer, not the
+// mapping, and hashes the holes of a sparse copy without reading them.
 //
 // Variants use File through their own Create, Open and OpenReadOnly; users
 // mostly meet this package through Live, which serves a path through

@@ -34,6 +34,11 @@ var (
 	// impossible filter (zero or oversized geometry, unknown flags, ...), or
 	// a file longer than its header says.
 	ErrCorrupt = errors.New("mmapstore: invalid header")
+	// ErrSparse: the header describes a payload that is mostly not stored:
+	// a sparse file whose holes exceed both its stored data and 16 GiB,
+	// such as a crafted header over a `truncate -s 8T` file. Refused by
+	// every open and header read, in O(1), rather than read for hours.
+	ErrSparse = errors.New("mmapstore: payload mostly not stored (sparse file)")
 	// ErrTooLarge: a filter larger than the format or this machine allows.
 	// It is the same value as each variant's ErrTooLarge.
 	ErrTooLarge = sizing.ErrTooLarge

@@ -211,6 +211,9 @@ func openFile(path string, want Variant, readOnly bool) (_ *File, err error) {
 		// Scalable files may carry a stage whose growth did not complete.
 		return nil, fmt.Errorf("%w: the file is %d bytes, its header describes %d", ErrCorrupt, size, need)
 	}
+	if err := checkStored(st, h); err != nil {
+		return nil, err
+	}
 	if !readOnly && h.ChecksumCurrent() {
 		// The writer's Close will checksum the payload as it then is; if
 		// the payload was damaged before this open, that would bless the
@@ -586,8 +589,11 @@ func (f *File) usable() error {
 }
 
 // Verify checks the payload against the header's checksum, reading all of it:
-// O(size). It returns ErrChecksumStale when the file is open for writing or
-// was not closed cleanly, and ErrPayloadChecksum on a mismatch.
+// O(size). It reads the file through a fixed buffer rather than the
+// mapping, so its memory stays small whatever the size, and hashes the
+// holes of a sparse copy as zeros without reading them. It returns
+// ErrChecksumStale when the file is open for writing or was not closed
+// cleanly, and ErrPayloadChecksum on a mismatch.
 func (f *File) Verify() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -598,32 +604,23 @@ func (f *File) Verify() error {
 	if !h.ChecksumCurrent() {
 		return &fs.PathError{Op: "verify", Path: f.path, Err: ErrChecksumStale}
 	}
-	if got := f.payloadSum(); got != h.PayloadSum {
-		err := fmt.Errorf("%w: recorded %#016x, computed %#016x", ErrPayloadChecksum, h.PayloadSum, got)
+	if err := verifyPayload(f.f, h); err != nil {
 		return &fs.PathError{Op: "verify", Path: f.path, Err: err}
 	}
 	return nil
 }
 
 // verifyPayload reads the payload h describes from f and checks it against
-// h.PayloadSum: O(size), with reads, not a mapping, so that nothing is
-// allocated or mapped for a file that is refused.
+// h.PayloadSum: O(size), with reads through a fixed buffer, not a mapping,
+// so that memory stays small and nothing is mapped for a file that is
+// refused, and with the holes of a sparse file hashed as zeros, not read
+// (see hashPayload).
 func verifyPayload(f *os.File, h Header) error {
-	sum := xxh3.New()
-	buf := make([]byte, 1<<20)
-	end := int64(HeaderSize + h.PayloadLen)
-	for off := int64(HeaderSize); off < end; {
-		n := int64(len(buf))
-		if end-off < n {
-			n = end - off
-		}
-		if _, err := f.ReadAt(buf[:n], off); err != nil {
-			return fmt.Errorf("mmapstore: verify: %w", err)
-		}
-		sum.Write(buf[:n])
-		off += n
+	got, err := hashPayload(f, h)
+	if err != nil {
+		return err
 	}
-	if got := sum.Sum64(); got != h.PayloadSum {
+	if got != h.PayloadSum {
 		return fmt.Errorf("%w: recorded %#016x, computed %#016x", ErrPayloadChecksum, h.PayloadSum, got)
 	}
 	return nil
@@ -894,6 +891,9 @@ func readHeader(path string) (Header, error) {
 	}
 	if need := int64(HeaderSize + h.PayloadLen); st.Size() < need {
 		return Header{}, fmt.Errorf("%w: the file is %d bytes, its header needs %d", ErrTruncated, st.Size(), need)
+	}
+	if err := checkStored(st, h); err != nil {
+		return Header{}, err
 	}
 	return h, nil
 }
