@@ -42,6 +42,9 @@ type File struct {
 	// id is the file as opened (its device and inode): a writer checks
 	// at Sync and Close that its path still names it (see stillAtPath).
 	id os.FileInfo
+	// damage is the header slot set aside at open that may have held a
+	// newer header (see decodeHeader), or nil.
+	damage error
 	// grown holds the mappings of stages added by Grow since the file was
 	// opened; data keeps covering what it covered, so slices into it stay
 	// valid while lookups run.
@@ -196,7 +199,7 @@ func openFile(path string, want Variant, readOnly bool) (_ *File, err error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("mmapstore: read header: %w", err)
 	}
-	h, err := DecodeHeader(head[:n])
+	h, damage, err := decodeHeader(head[:n])
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +226,7 @@ func openFile(path string, want Variant, readOnly bool) (_ *File, err error) {
 			return nil, err
 		}
 	}
-	mf := &File{f: f, path: path, hdr: h, readOnly: readOnly, id: st}
+	mf := &File{f: f, path: path, hdr: h, readOnly: readOnly, id: st, damage: damage}
 	if !readOnly {
 		// A file copied sparsely has holes; writing into a hole of a full
 		// disk through a mapping would fault, so allocate them now.
@@ -593,13 +596,23 @@ func (f *File) usable() error {
 // mapping, so its memory stays small whatever the size, and hashes the
 // holes of a sparse copy as zeros without reading them. It returns
 // ErrChecksumStale when the file is open for writing or was not closed
-// cleanly, and ErrPayloadChecksum on a mismatch.
+// cleanly, and ErrPayloadChecksum on a mismatch. When the header in use
+// has no current checksum because the other header slot, which may have
+// held the newest header, is damaged (see HeaderDamage), Verify names that
+// damage instead of ErrChecksumStale: the slot's error (ErrHeaderChecksum,
+// say) with the slot and its generation.
 func (f *File) Verify() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	h := f.hdr
 	if f.closed {
 		return fmt.Errorf("%w: %s", ErrClosed, f.path)
+	}
+	if !h.ChecksumCurrent() && f.damage != nil {
+		// Not "not closed cleanly": the newest header may be the one
+		// that is damaged, and the payload cannot be vouched for.
+		return &fs.PathError{Op: "verify", Path: f.path, Err: fmt.Errorf("%w; "+
+			"the payload checksum of the header in use is not current, so the payload cannot be checked", f.damage)}
 	}
 	if !h.ChecksumCurrent() {
 		return &fs.PathError{Op: "verify", Path: f.path, Err: ErrChecksumStale}
@@ -871,6 +884,41 @@ func ReadHeader(path string) (Header, error) {
 		return Header{}, &fs.PathError{Op: "read header", Path: path, Err: err}
 	}
 	return h, nil
+}
+
+// HeaderDamage reports whether a header slot of the filter file at path is
+// damaged while it may have held the file's newest header: its own
+// generation field is not older than the slot in use, or its magic is
+// gone. The file is then read as it was at an earlier header write (by
+// Open, ReadHeader, DecodeHeader, without error, as after a crash while a
+// header was written); when that earlier header has no current checksum,
+// Verify returns the same damage. It returns nil when both slots are valid
+// or only an older one is damaged, else an *fs.PathError (Op "read
+// header") around the slot's error (ErrHeaderChecksum, ErrBadMagic,
+// ErrCorrupt, ErrVersion) that names the slot. A file no slot of which is
+// valid gets the error ReadHeader gives. O(1).
+func HeaderDamage(path string) error {
+	err := func() error {
+		f, _, err := openRegular(path, os.O_RDONLY)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		var head [HeaderSize]byte
+		n, err := f.ReadAt(head[:], 0)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("mmapstore: read: %w", err)
+		}
+		_, damage, err := decodeHeader(head[:n])
+		if err != nil {
+			return err
+		}
+		return damage
+	}()
+	if err != nil {
+		return &fs.PathError{Op: "read header", Path: path, Err: err}
+	}
+	return nil
 }
 
 // readHeader is ReadHeader; its errors do not name path.

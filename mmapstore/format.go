@@ -360,32 +360,60 @@ func (h *Header) Validate() error {
 // neither slot is valid it returns slot 0's error (bad magic, version,
 // checksum or geometry), with slot 1's error in the message; a file with
 // the magic in neither slot is not a filter file, and gets ErrBadMagic alone.
+//
+// When one slot is valid and the other is not, the valid one is returned
+// without error: the other is what a crash while writing a header leaves.
+// Whether that other slot was the newest header (then the file is read as
+// it was one header write earlier) is reported by HeaderDamage and by
+// Verify.
 func DecodeHeader(b []byte) (Header, error) {
+	h, _, err := decodeHeader(b)
+	return h, err
+}
+
+// decodeHeader is DecodeHeader; damage describes the slot that was set
+// aside when it may hold a newer header than the one returned (its own,
+// unchecked, generation is not older, or its magic is gone), else nil.
+func decodeHeader(b []byte) (h Header, damage, err error) {
 	if len(b) < HeaderSize {
 		// A short file that does not start like the magic (a 6-byte text
 		// file, say) is foreign, not a truncated filter file.
 		if n := min(len(b), len(Magic)); string(b[:n]) != Magic[:n] {
-			return Header{}, fmt.Errorf("%w: got %q", ErrBadMagic, b[:n])
+			return Header{}, nil, fmt.Errorf("%w: got %q", ErrBadMagic, b[:n])
 		}
-		return Header{}, fmt.Errorf("%w: %d bytes, the header alone is %d", ErrTruncated, len(b), HeaderSize)
+		return Header{}, nil, fmt.Errorf("%w: %d bytes, the header alone is %d", ErrTruncated, len(b), HeaderSize)
 	}
 	h0, err0 := decodeSlot(b[:SlotSize])
 	h1, err1 := decodeSlot(b[SlotSize:HeaderSize])
 	switch {
 	case err0 == nil && err1 == nil:
 		if h1.Generation > h0.Generation {
-			return h1, nil
+			return h1, nil, nil
 		}
-		return h0, nil
+		return h0, nil, nil
 	case err0 == nil:
-		return h0, nil
+		return h0, slotDamage(b, 1, h0, err1), nil
 	case err1 == nil:
-		return h1, nil
+		return h1, slotDamage(b, 0, h1, err0), nil
 	}
 	if errors.Is(err0, ErrBadMagic) && errors.Is(err1, ErrBadMagic) {
-		return Header{}, err0 // not a filter file at all: no slot to speak of
+		return Header{}, nil, err0 // not a filter file at all: no slot to speak of
 	}
-	return Header{}, fmt.Errorf("slot 0: %w (slot 1: %v)", err0, err1)
+	return Header{}, nil, fmt.Errorf("slot 0: %w (slot 1: %v)", err0, err1)
+}
+
+// slotDamage describes slot i, which failed with err while the other slot,
+// holding used, is valid: nil when slot i is the older one (its own
+// generation field, unchecked, is below used's), which is what a torn
+// write of a header that never became current leaves.
+func slotDamage(b []byte, i int, used Header, err error) error {
+	slot := b[i*SlotSize : (i+1)*SlotSize]
+	gen := binary.LittleEndian.Uint64(slot[offGeneration:])
+	if gen < used.Generation && !errors.Is(err, ErrBadMagic) {
+		return nil
+	}
+	return fmt.Errorf("header slot %d, which says it holds generation %d (the header in use is generation %d), is damaged: %w",
+		i, gen, used.Generation, err)
 }
 
 // slotFor returns the slot index a header of the given generation is written to.
