@@ -54,7 +54,7 @@ func hashWords(parts [][]uint64, buf []byte) uint64 {
 func WriteStream(w io.Writer, h Header, parts ...[]uint64) (int64, error) {
 	h.Version = CurrentVersion
 	if h.Hash == 0 {
-		h.Hash = hashing.Algorithm
+		h.Hash = uint16(hashing.Scheme1)
 	}
 	h.Generation = 1
 	h.PayloadLen = 0
