@@ -17,9 +17,11 @@ import (
 // A Builder is not safe for concurrent use, and while one is in use
 // nothing else may use its filter: no Add, Remove, Contains or Sync from
 // another goroutine, no second Builder. Its counts reach the filter's
-// Added and Saturated (and the file header at Sync or Close) at Flush.
-// After Flush the filter may be used as usual; the Builder may be used
-// again once nothing else uses the filter.
+// Added and Saturated at Flush. Sync, Close and Publish of the filter
+// flush the filter's last Builder first, so the file header never misses
+// its count; a new Builder flushes the one before it. After Flush the
+// filter may be used as usual; the Builder may be used again once nothing
+// else uses the filter.
 type Builder struct {
 	f         *Filter
 	pending   [len(tally{}.shards)]int64 // Adds not yet in f.added, by its shard
@@ -32,7 +34,9 @@ func (f *Filter) Builder() *Builder {
 	if f.readOnly {
 		f.readOnlyPanic("Builder")
 	}
-	return &Builder{f: f}
+	b := &Builder{f: f}
+	f.store.SetPending(b.Flush)
+	return b
 }
 
 // Add adds key and reports whether it was new (see Filter.Add).

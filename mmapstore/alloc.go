@@ -5,12 +5,16 @@ import (
 	"os"
 )
 
-// allocateByWriting reserves blocks on file systems without fallocate by
-// writing zeros over every hole-prone range: O(size), done once per file.
-// Bytes that already exist are rewritten with themselves read back. On
-// failure a file it was extending is cut back to its length (holes it
-// filled inside that length cannot be given back portably).
-func allocateByWriting(f *os.File, size int64) (err error) {
+// allocateByWriting reserves the blocks of [from, size) on file systems
+// without fallocate by writing them: zeros beyond the file's length, and
+// below it (holes a sparse copy left) the bytes read back. O(size - from).
+// Nothing below from is read or written: Grow passes the end of the live
+// payload there, whose bytes other goroutines are writing through the
+// mapping, and a read-back rewrite of them would undo those writes. Create
+// and a writable Open pass 0, before anything maps the file. On failure a
+// file it was extending is cut back to its length (holes it filled inside
+// that length cannot be given back portably).
+func allocateByWriting(f *os.File, from, size int64) (err error) {
 	st, err := f.Stat()
 	if err != nil {
 		return err
@@ -21,10 +25,10 @@ func allocateByWriting(f *os.File, size int64) (err error) {
 		}
 	}()
 	buf := make([]byte, 1<<20)
-	for off := int64(0); off < size; off += int64(len(buf)) {
-		n := int64(len(buf))
-		if size-off < n {
-			n = size - off
+	for off := from; off < size; {
+		n := min(int64(len(buf)), size-off)
+		if off < st.Size() {
+			n = min(n, st.Size()-off) // a chunk is all old bytes or all new
 		}
 		chunk := buf[:n]
 		clear(chunk)
@@ -36,6 +40,7 @@ func allocateByWriting(f *os.File, size int64) (err error) {
 		if _, err := f.WriteAt(chunk, off); err != nil {
 			return err
 		}
+		off += n
 	}
 	return f.Sync()
 }

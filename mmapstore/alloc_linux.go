@@ -8,22 +8,28 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// allocate gives f size bytes whose disk blocks are reserved, so that writes
-// through a mapping can never meet a full disk. A full disk is ENOSPC here,
-// and then allocate gives back what it took: the holes it was filling are
-// punched again and a file it was extending is cut back to its length, so a
-// refused allocation does not leave the disk full.
-func allocate(f *os.File, size int64) error {
+// allocate gives f size bytes whose disk blocks in [from, size) are
+// reserved, so that writes through a mapping can never meet a full disk.
+// Nothing below from is touched: Grow passes the end of the live payload. A
+// full disk is ENOSPC here, and then allocate gives back what it took: the
+// holes it was filling are punched again and a file it was extending is cut
+// back to its length, so a refused allocation does not leave the disk full.
+// Where fallocate is not supported (ext4 without extents, say), the blocks
+// are written instead (allocateByWriting).
+func allocate(f *os.File, from, size int64) error {
+	if size <= from {
+		return nil
+	}
 	st, err := f.Stat()
 	if err != nil {
 		return err
 	}
 	prev := st.Size()
-	holes := holesOf(f, min(prev, size))
+	holes := holesOf(f, from, min(prev, size))
 	fd := int(f.Fd())
-	err = unix.Fallocate(fd, 0, 0, size)
+	err = unix.Fallocate(fd, 0, from, size-from)
 	if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.ENOSYS) {
-		return allocateByWriting(f, size)
+		return allocateByWriting(f, from, size)
 	}
 	if err == nil {
 		return nil
@@ -38,13 +44,13 @@ func allocate(f *os.File, size int64) error {
 	return err
 }
 
-// holesOf lists the holes of f in [0, end) as [start, end) pairs, as
+// holesOf lists the holes of f in [from, end) as [start, end) pairs, as
 // SEEK_HOLE and SEEK_DATA report them; nil where the file system does not
 // tell.
-func holesOf(f *os.File, end int64) [][2]int64 {
+func holesOf(f *os.File, from, end int64) [][2]int64 {
 	fd := int(f.Fd())
 	var holes [][2]int64
-	for off := int64(0); off < end; {
+	for off := from; off < end; {
 		hole, err := unix.Seek(fd, off, unix.SEEK_HOLE)
 		if err != nil || hole >= end {
 			break
@@ -58,4 +64,24 @@ func holesOf(f *os.File, end int64) [][2]int64 {
 	}
 	_, _ = f.Seek(0, io.SeekStart)
 	return holes
+}
+
+// nextData returns the first run of data of f at or after off, [data,
+// hole), within [off, end), as SEEK_DATA and SEEK_HOLE report it: data =
+// end when only holes follow. Where the file system does not tell, all of
+// [off, end) is data.
+func nextData(f *os.File, off, end int64) (data, hole int64) {
+	fd := int(f.Fd())
+	data, err := unix.Seek(fd, off, unix.SEEK_DATA)
+	switch {
+	case errors.Is(err, unix.ENXIO) || err == nil && data >= end:
+		return end, end
+	case err != nil || data < off:
+		return off, end
+	}
+	hole, err = unix.Seek(fd, data, unix.SEEK_HOLE)
+	if err != nil || hole > end || hole <= data {
+		hole = end
+	}
+	return data, hole
 }

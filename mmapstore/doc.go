@@ -12,11 +12,15 @@
 // ErrVersion, ErrVariant, ErrTruncated, ErrHeaderChecksum, ErrCorrupt; a
 // missing file wraps fs.ErrNotExist). Every open is non-blocking and refuses
 // anything but a regular file with ErrNotRegular before it could wait on it
-// (a FIFO at a filter path would otherwise block forever). The payload
+// (a FIFO at a filter path would otherwise block forever). A file whose
+// holes outweigh both its stored data and 16 GiB (a crafted header over a
+// `truncate -s 8T` file) is refused by every open and header read with
+// ErrSparse, from st_blocks in O(1), rather than read for hours. The payload
 // checksum is O(size) and checked by Verify, by stream readers, and by a
 // writable open of a file whose checksum is current: a writer's Close
 // checksums the payload anew, so damage present before the open would be
-// sealed as good otherwise.
+// sealed as good otherwise. Verify reads through a fixed buffer, not the
+// mapping, and hashes the holes of a sparse copy without reading them.
 //
 // Variants use File through their own Create, Open and OpenReadOnly; users
 // mostly meet this package through Live, which serves a path through
@@ -36,6 +40,23 @@
 // in a temporary file in the target's folder, fsync it, rename it over the
 // target and fsync the folder; PublishCopy does the same with a copy of a
 // finished file, which it verifies first.
+//
+// # Writers and replaces
+//
+// A writer (Create, or Open for writing) holds an exclusive flock on its
+// file until Close; a second writer is refused with ErrLocked. Every replace
+// of an existing file by this package (Publish, PublishCopy, Replace,
+// WriteFileAtomic) takes the same lock on the file it replaces before the
+// rename, waiting up to SetReplaceWait's wait (DefaultReplaceWait, 5 s) for
+// a writer to close it, and otherwise refuses with an *fs.PathError (Op
+// "replace") around ErrLocked, leaving both files as they were. A writable
+// Open checks, once it holds the lock, that the path still names the file
+// it locked (a replace may land between its open and its lock) and opens
+// again if not. A tool that renames without the lock (mv, rsync) can still
+// replace a file under its writer: the writer's Sync and Close then still
+// sync and seal the file they hold, and return ErrReplaced naming the
+// path, so that no writer reports success for writes that are not at the
+// path.
 //
 // # Modes and owners
 //

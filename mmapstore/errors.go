@@ -16,8 +16,13 @@ var (
 	ErrVersion = errors.New("mmapstore: unsupported format version")
 	// ErrVariant: a valid file of another variant than the one asked for.
 	ErrVariant = errors.New("mmapstore: wrong filter variant")
-	// ErrHash: a hash algorithm this build does not know.
-	ErrHash = errors.New("mmapstore: unsupported hash algorithm")
+	// ErrScheme: a hashing scheme (the header's Hash field) this build does
+	// not know; it knows schemes 1 and 2.
+	ErrScheme = errors.New("mmapstore: unsupported hashing scheme")
+	// ErrHash is ErrScheme, under its first name.
+	//
+	// Deprecated: use ErrScheme (the same value).
+	ErrHash = ErrScheme
 	// ErrTruncated: the file or stream is shorter than its header says.
 	// Streams wrap io.ErrUnexpectedEOF as well.
 	ErrTruncated = errors.New("mmapstore: truncated filter file")
@@ -34,11 +39,25 @@ var (
 	// impossible filter (zero or oversized geometry, unknown flags, ...), or
 	// a file longer than its header says.
 	ErrCorrupt = errors.New("mmapstore: invalid header")
+	// ErrSparse: the header describes a payload that is mostly not stored:
+	// a sparse file whose holes exceed both its stored data and 16 GiB,
+	// such as a crafted header over a `truncate -s 8T` file. Refused by
+	// every open and header read, in O(1), rather than read for hours.
+	ErrSparse = errors.New("mmapstore: payload mostly not stored (sparse file)")
 	// ErrTooLarge: a filter larger than the format or this machine allows.
 	// It is the same value as each variant's ErrTooLarge.
 	ErrTooLarge = sizing.ErrTooLarge
-	// ErrLocked: another process holds the file open for writing.
+	// ErrLocked: a writer (Open or Create, in another process or through
+	// another File) holds the file open for writing: a second writer is
+	// refused at once, and a replace of the file (Publish, PublishCopy,
+	// Replace, WriteFileAtomic) after waiting for it (SetReplaceWait).
 	ErrLocked = errors.New("mmapstore: file is open for writing elsewhere")
+	// ErrReplaced: the path of a file open for writing no longer names it
+	// (a file was moved over it, or it was removed, by a process that does
+	// not wait for writers: mv, cp, rsync), so what was written is not at
+	// the path. Sync and Close still sync and seal the file they hold, then
+	// report it.
+	ErrReplaced = errors.New("mmapstore: file was replaced or removed while open for writing")
 	// ErrNotRegular: the path names something other than a regular file (a
 	// FIFO, a device, a folder), refused before it could block or be mapped.
 	ErrNotRegular = errors.New("mmapstore: not a regular file")

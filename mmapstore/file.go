@@ -5,15 +5,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"unsafe"
 
 	"github.com/edsrzf/mmap-go"
-	"github.com/zeebo/xxh3"
 
 	"github.com/bloomkit/bloomkit/internal/hashing"
 )
@@ -39,15 +36,16 @@ type File struct {
 	readOnly bool
 	target   string // final path, for files made by CreateTemp
 	closed   bool
+	// id is the file as opened (its device and inode): a writer checks
+	// at Sync and Close that its path still names it (see stillAtPath).
+	id os.FileInfo
+	// damage is the header slot set aside at open that may have held a
+	// newer header (see decodeHeader), or nil.
+	damage error
 	// grown holds the mappings of stages added by Grow since the file was
 	// opened; data keeps covering what it covered, so slices into it stay
 	// valid while lookups run.
 	grown []grownStage
-}
-
-type grownStage struct {
-	m     mmap.MMap // from the page that holds the stage's first byte
-	bytes []byte    // the stage, inside m
 }
 
 // Create makes a new filter file at path (which must not exist) with the
@@ -108,7 +106,7 @@ func create(f *os.File, path string, h Header) (_ *File, err error) {
 	}
 	h.Version = CurrentVersion
 	if h.Hash == 0 {
-		h.Hash = hashing.Algorithm
+		h.Hash = uint16(hashing.Scheme1)
 	}
 	h.Generation = 1
 	h.Flags = 0 // open for writing: checksum not current
@@ -116,14 +114,20 @@ func create(f *os.File, path string, h Header) (_ *File, err error) {
 	if err := h.Validate(); err != nil {
 		return nil, err
 	}
-	size := int64(HeaderSize + h.PayloadLen)
-	if err := allocate(f, size); err != nil {
-		return nil, fmt.Errorf("mmapstore: allocate %d bytes for %s: %w", size, path, err)
-	}
+	// Lock first, so that a replace of the new path waits for this writer
+	// (see Replace) from the start, allocation included.
 	if err := lockExclusive(f); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	mf := &File{f: f, path: path, hdr: h}
+	id, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("mmapstore: %w", err)
+	}
+	size := int64(HeaderSize + h.PayloadLen)
+	if err := allocate(f, 0, size); err != nil {
+		return nil, fmt.Errorf("mmapstore: allocate %d bytes for %s: %w", size, path, err)
+	}
+	mf := &File{f: f, path: path, hdr: h, id: id}
 	if mf.data, err = mapFile(f, size, true); err != nil {
 		return nil, err
 	}
@@ -172,11 +176,7 @@ func openFile(path string, want Variant, readOnly bool) (_ *File, err error) {
 	if !littleEndian {
 		return nil, ErrPlatform
 	}
-	flag := os.O_RDWR
-	if readOnly {
-		flag = os.O_RDONLY
-	}
-	f, st, err := openRegular(path, flag)
+	f, st, err := openLocked(path, readOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -185,20 +185,13 @@ func openFile(path string, want Variant, readOnly bool) (_ *File, err error) {
 			f.Close()
 		}
 	}()
-	if !readOnly {
-		// Lock before reading the header, so that no other writer can
-		// change it between our read and our first header write.
-		if err := lockExclusive(f); err != nil {
-			return nil, err
-		}
-	}
 	size := st.Size()
 	var head [HeaderSize]byte
 	n, err := f.ReadAt(head[:], 0)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("mmapstore: read header: %w", err)
 	}
-	h, err := DecodeHeader(head[:n])
+	h, damage, err := decodeHeader(head[:n])
 	if err != nil {
 		return nil, err
 	}
@@ -213,6 +206,9 @@ func openFile(path string, want Variant, readOnly bool) (_ *File, err error) {
 		// Scalable files may carry a stage whose growth did not complete.
 		return nil, fmt.Errorf("%w: the file is %d bytes, its header describes %d", ErrCorrupt, size, need)
 	}
+	if err := checkStored(st, h); err != nil {
+		return nil, err
+	}
 	if !readOnly && h.ChecksumCurrent() {
 		// The writer's Close will checksum the payload as it then is; if
 		// the payload was damaged before this open, that would bless the
@@ -222,11 +218,11 @@ func openFile(path string, want Variant, readOnly bool) (_ *File, err error) {
 			return nil, err
 		}
 	}
-	mf := &File{f: f, path: path, hdr: h, readOnly: readOnly}
+	mf := &File{f: f, path: path, hdr: h, readOnly: readOnly, id: st, damage: damage}
 	if !readOnly {
 		// A file copied sparsely has holes; writing into a hole of a full
 		// disk through a mapping would fault, so allocate them now.
-		if err := allocate(f, need); err != nil {
+		if err := allocate(f, 0, need); err != nil {
 			return nil, fmt.Errorf("mmapstore: allocate: %w", err)
 		}
 	}
@@ -242,6 +238,44 @@ func openFile(path string, want Variant, readOnly bool) (_ *File, err error) {
 		}
 	}
 	return mf, nil
+}
+
+// openHook, when set by a test, runs between the open of a writable file
+// and its lock, where a replace by another process may land.
+var openHook func(path string)
+
+// openLocked opens the regular file at path; a writable one also with the
+// writer lock, taken before the header is read so that no other writer can
+// change it between that read and the first header write. A replace can
+// land between the open and the lock (Replace locks the file it replaces,
+// then renames): the lock is then on a file that no longer has the name, so
+// the path is checked to still name the locked file, and opened again if
+// not.
+func openLocked(path string, readOnly bool) (*os.File, os.FileInfo, error) {
+	if readOnly {
+		return openRegular(path, os.O_RDONLY)
+	}
+	for try := 0; ; try++ {
+		f, st, err := openRegular(path, os.O_RDWR)
+		if err != nil {
+			return nil, nil, err
+		}
+		if openHook != nil {
+			openHook(path)
+		}
+		if err := lockExclusive(f); err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+		now, err := os.Stat(path)
+		if err == nil && os.SameFile(now, st) {
+			return f, st, nil
+		}
+		f.Close()
+		if try == 100 {
+			return nil, nil, fmt.Errorf("%w: the path kept naming another file after each lock", ErrReplaced)
+		}
+	}
 }
 
 // openRegular opens path without waiting on it (a FIFO with no writer
@@ -347,18 +381,6 @@ func (f *File) parts() [][]byte {
 	return parts
 }
 
-// StageWords returns the words of stage i of a scalable file, in place.
-func (f *File) StageWords(i int) []uint64 {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	st := f.hdr.Stages[i]
-	n := CellBytes(st.M, 1)
-	if main := uint64(len(f.Payload())); st.Offset+n <= main {
-		return asWords(f.Payload()[st.Offset : st.Offset+n])
-	}
-	return asWords(f.grown[i-(len(f.hdr.Stages)-len(f.grown))].bytes)
-}
-
 func asWords(p []byte) []uint64 {
 	if len(p) == 0 {
 		return nil
@@ -366,170 +388,9 @@ func asWords(p []byte) []uint64 {
 	return unsafe.Slice((*uint64)(unsafe.Pointer(&p[0])), len(p)/8)
 }
 
-// growFault, when set by a test, fails Grow after the named step, as a
-// crash there would stop it.
-var growFault func(step string) error
-
-// Grow appends stage s to a writable scalable file and returns its words,
-// zero. A Grow that fails (a full disk: ENOSPC) cuts the file back to the
-// stages it had, giving back every block it took. The order makes growth crash-safe: the file is extended with its
-// blocks allocated and its new length synced, the stage is mapped, and only
-// then does a new header name it. A crash before the header write leaves a
-// file that opens with its previous stages (trailing bytes are allowed for
-// scalable files); the next Grow cuts those bytes off and extends the file
-// again, so a new stage never inherits stale bits. s.Offset is set by
-// Grow; stages already mapped stay mapped where they are.
-func (f *File) Grow(s Stage) ([]uint64, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.usable(); err != nil {
-		return nil, err
-	}
-	if f.hdr.Variant != Scalable {
-		return nil, fmt.Errorf("%w: Grow on a %s file", ErrVariant, f.hdr.Variant)
-	}
-	h := f.hdr
-	s.Offset = h.PayloadLen
-	h.Stages = append(append([]Stage(nil), h.Stages...), s)
-	h.M += s.M
-	h.PayloadLen += CellBytes(s.M, 1)
-	if len(h.Stages) > MaxStages {
-		return nil, fmt.Errorf("%w: %d stages, at most %d", ErrTooLarge, len(h.Stages), MaxStages)
-	}
-	if err := h.Validate(); err != nil {
-		return nil, err
-	}
-	// Bytes past the last named stage belong to a growth that did not
-	// complete, or whose header never reached the disk while some of its
-	// pages did. Cut them off, so that the new stage starts with every bit
-	// clear rather than with stale bits that would raise its rate.
-	end := int64(HeaderSize + f.hdr.PayloadLen)
-	if st, err := f.f.Stat(); err != nil {
-		return nil, fmt.Errorf("mmapstore: grow %s: %w", f.path, err)
-	} else if st.Size() > end {
-		if err := f.f.Truncate(end); err != nil {
-			return nil, fmt.Errorf("mmapstore: grow %s: cut an unfinished growth: %w", f.path, err)
-		}
-	}
-	size := int64(HeaderSize + h.PayloadLen)
-	// A growth that fails gives back what it took: the file is cut back to
-	// its named stages, so a full disk is not left full by a stage that
-	// does not exist.
-	grew := false
-	defer func() {
-		if !grew {
-			f.f.Truncate(end)
-		}
-	}()
-	if err := allocate(f.f, size); err != nil {
-		return nil, fmt.Errorf("mmapstore: grow %s to %d bytes: %w", f.path, size, err)
-	}
-	if err := f.f.Sync(); err != nil {
-		return nil, fmt.Errorf("mmapstore: grow %s: fsync: %w", f.path, err)
-	}
-	if growFault != nil {
-		if err := growFault("allocated"); err != nil {
-			grew = true // a crash runs no cleanup
-			return nil, err
-		}
-	}
-	start := int64(HeaderSize + s.Offset)
-	aligned := start &^ int64(os.Getpagesize()-1)
-	m, err := mmap.MapRegion(f.f, int(size-aligned), mmap.RDWR, 0, aligned)
-	if err != nil {
-		return nil, fmt.Errorf("mmapstore: grow %s: map: %w", f.path, err)
-	}
-	g := grownStage{m: m, bytes: m[start-aligned:]}
-	if growFault != nil {
-		if err := growFault("mapped"); err != nil {
-			grew = true // a crash runs no cleanup
-			m.Unmap()
-			return nil, err
-		}
-	}
-	prev := f.hdr
-	f.hdr = h
-	if err := f.writeHeader(); err != nil {
-		f.hdr = prev
-		m.Unmap()
-		return nil, err
-	}
-	f.grown = append(f.grown, g)
-	grew = true
-	return asWords(g.bytes), nil
-}
-
-// SetStageCounts records each stage's item count in the header at the next
-// Sync or Close (scalable files).
-func (f *File) SetStageCounts(counts []uint64) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	st := append([]Stage(nil), f.hdr.Stages...)
-	for i := range st {
-		if i < len(counts) {
-			st[i].Count = counts[i]
-		}
-	}
-	f.hdr.Stages = st
-}
-
 // Words returns the payload as 64-bit words, in place (the format is
 // little-endian and so is every platform that can map it).
 func (f *File) Words() []uint64 { return asWords(f.Payload()) }
-
-// syncPayload msyncs every mapped part of the payload. Caller holds f.mu.
-func (f *File) syncPayload() error {
-	if err := msync(f.data, f.data[PayloadOffset:]); err != nil {
-		return fmt.Errorf("mmapstore: sync %s: %w", f.path, err)
-	}
-	for _, g := range f.grown {
-		if err := msync(g.m, g.bytes); err != nil {
-			return fmt.Errorf("mmapstore: sync %s: %w", f.path, err)
-		}
-	}
-	return nil
-}
-
-// payloadSum hashes the payload across its mapped parts. Caller holds f.mu.
-func (f *File) payloadSum() uint64 {
-	h := xxh3.New()
-	for _, p := range f.parts() {
-		h.Write(p)
-	}
-	return h.Sum64()
-}
-
-// Sync makes every write to the payload so far durable, then records count
-// (the items added, as the variant counts them) in a new header. Sync costs
-// the number of dirty pages, not the file size. The checksum stays marked not
-// current until Close.
-func (f *File) Sync(count uint64) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.usable(); err != nil {
-		return err
-	}
-	if err := f.syncPayload(); err != nil {
-		return err
-	}
-	f.hdr.Count = count
-	return f.writeHeader()
-}
-
-// writeHeader writes f.hdr with the next generation into the slot that does
-// not hold the current one, and makes it durable. Caller holds f.mu.
-func (f *File) writeHeader() error {
-	h := f.hdr
-	h.Generation++
-	slot := slotFor(h.Generation)
-	b := f.data[slot*SlotSize : (slot+1)*SlotSize]
-	encodeSlot(&h, b)
-	if err := msync(f.data, f.data[:HeaderSize]); err != nil {
-		return fmt.Errorf("mmapstore: sync header of %s: %w", f.path, err)
-	}
-	f.hdr = h
-	return nil
-}
 
 func (f *File) usable() error {
 	if f.closed {
@@ -537,325 +398,6 @@ func (f *File) usable() error {
 	}
 	if f.readOnly {
 		return fmt.Errorf("%w: %s", ErrReadOnly, f.path)
-	}
-	return nil
-}
-
-// Verify checks the payload against the header's checksum, reading all of it:
-// O(size). It returns ErrChecksumStale when the file is open for writing or
-// was not closed cleanly, and ErrPayloadChecksum on a mismatch.
-func (f *File) Verify() error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	h := f.hdr
-	if f.closed {
-		return fmt.Errorf("%w: %s", ErrClosed, f.path)
-	}
-	if !h.ChecksumCurrent() {
-		return &fs.PathError{Op: "verify", Path: f.path, Err: ErrChecksumStale}
-	}
-	if got := f.payloadSum(); got != h.PayloadSum {
-		err := fmt.Errorf("%w: recorded %#016x, computed %#016x", ErrPayloadChecksum, h.PayloadSum, got)
-		return &fs.PathError{Op: "verify", Path: f.path, Err: err}
-	}
-	return nil
-}
-
-// verifyPayload reads the payload h describes from f and checks it against
-// h.PayloadSum: O(size), with reads, not a mapping, so that nothing is
-// allocated or mapped for a file that is refused.
-func verifyPayload(f *os.File, h Header) error {
-	sum := xxh3.New()
-	buf := make([]byte, 1<<20)
-	end := int64(HeaderSize + h.PayloadLen)
-	for off := int64(HeaderSize); off < end; {
-		n := int64(len(buf))
-		if end-off < n {
-			n = end - off
-		}
-		if _, err := f.ReadAt(buf[:n], off); err != nil {
-			return fmt.Errorf("mmapstore: verify: %w", err)
-		}
-		sum.Write(buf[:n])
-		off += n
-	}
-	if got := sum.Sum64(); got != h.PayloadSum {
-		return fmt.Errorf("%w: recorded %#016x, computed %#016x", ErrPayloadChecksum, h.PayloadSum, got)
-	}
-	return nil
-}
-
-// Prefault reads every page of the payload into memory, so that the first
-// lookups after startup do not wait for the disk. It costs O(size).
-func (f *File) Prefault() error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return fmt.Errorf("%w: %s", ErrClosed, f.path)
-	}
-	var sink byte
-	for _, p := range f.parts() {
-		adviseWillNeed(p)
-		for i := 0; i < len(p); i += 4096 {
-			sink += p[i]
-		}
-	}
-	_ = sink
-	return nil
-}
-
-// Close releases the mapping. For a writable file it first computes the
-// payload checksum, marks it current, records count and makes everything
-// durable: O(size) for a writer, O(1) for a reader. The payload must not be
-// used after Close. Closing twice returns ErrClosed.
-func (f *File) Close(count uint64) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return fmt.Errorf("%w: %s", ErrClosed, f.path)
-	}
-	var err error
-	if !f.readOnly {
-		err = f.seal(count)
-	}
-	if f.target != "" {
-		os.Remove(f.path) // an unpublished build is not kept
-	}
-	return errors.Join(err, f.release())
-}
-
-func (f *File) seal(count uint64) error {
-	if err := f.syncPayload(); err != nil {
-		return err
-	}
-	f.hdr.PayloadSum = f.payloadSum()
-	f.hdr.Flags |= FlagChecksumCurrent
-	f.hdr.Count = count
-	if err := f.writeHeader(); err != nil {
-		return err
-	}
-	if err := f.f.Sync(); err != nil {
-		return fmt.Errorf("mmapstore: fsync %s: %w", f.path, err)
-	}
-	return nil
-}
-
-func (f *File) release() error {
-	f.closed = true
-	err := f.data.Unmap()
-	f.data = nil
-	for _, g := range f.grown {
-		err = errors.Join(err, g.m.Unmap())
-	}
-	f.grown = nil
-	if cerr := f.f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("mmapstore: close %s: %w", f.path, err)
-	}
-	return nil
-}
-
-// Publish finishes a build made by CreateTemp: it seals the file as Close
-// does, renames it over the target path and syncs the folder, so that a
-// reader of the target sees either the old complete file or the new complete
-// file, never a mix. The File is closed afterwards, whatever the outcome; on
-// error the temporary file is removed and the target is untouched.
-func (f *File) Publish(count uint64) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.usable(); err != nil {
-		return err
-	}
-	if f.target == "" {
-		return fmt.Errorf("%w: %s", ErrNotTemp, f.path)
-	}
-	err := f.seal(count)
-	if err == nil {
-		err = renameDurably(f.path, f.target)
-	}
-	if err != nil {
-		os.Remove(f.path)
-	}
-	return errors.Join(err, f.release())
-}
-
-// createTemp makes the temporary file for a build of target, beside it
-// (in dir, named "."+base+".tmp-*"), with target's permission bits, owner
-// and group when it exists (see CreateTemp), else 0666 less the umask.
-func createTemp(dir, base, target string) (*os.File, error) {
-	var f *os.File
-	var err error
-	for try := 0; try < 100; try++ {
-		name := filepath.Join(dir, "."+base+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
-		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if !errors.Is(err, fs.ErrExist) {
-			break
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("mmapstore: create temporary file for %s: %w", target, err)
-	}
-	if err := takeOwnership(f, target); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, fmt.Errorf("mmapstore: %s: %w", f.Name(), err)
-	}
-	return f, nil
-}
-
-// takeOwnership gives f the permission bits of the file at target, and its
-// owner and group as far as this process may; nothing when target does not
-// exist.
-func takeOwnership(f *os.File, target string) error {
-	st, err := os.Stat(target)
-	if err != nil {
-		return nil // a new target: f keeps the umask's mode
-	}
-	if err := f.Chmod(st.Mode().Perm()); err != nil {
-		return err
-	}
-	return chownLike(f, st)
-}
-
-// CopyTemp copies the file at src into a new temporary file beside target,
-// made as CreateTemp makes its file (target's permission bits, owner and
-// group, or 0666 less the umask for a new target), and synced. It returns
-// the copy's path: for a tool that builds its result by changing a copy (a
-// union into a copy of its first input) and then moves it over target with
-// Replace. src must be a regular file (ErrNotRegular otherwise). On error
-// nothing is left behind.
-func CopyTemp(src, target string) (_ string, err error) {
-	in, _, err := openRegular(src, os.O_RDONLY)
-	if err != nil {
-		return "", &fs.PathError{Op: "open", Path: src, Err: err}
-	}
-	defer in.Close()
-	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
-	}
-	out, err := createTemp(dir, base, target)
-	if err != nil {
-		return "", err
-	}
-	defer func() {
-		if err != nil {
-			out.Close()
-			os.Remove(out.Name())
-		}
-	}()
-	if _, err := io.Copy(out, in); err != nil {
-		return "", fmt.Errorf("mmapstore: copy %s to %s: %w", src, out.Name(), err)
-	}
-	if err := out.Sync(); err != nil {
-		return "", fmt.Errorf("mmapstore: fsync %s: %w", out.Name(), err)
-	}
-	if err := out.Close(); err != nil {
-		return "", fmt.Errorf("mmapstore: close %s: %w", out.Name(), err)
-	}
-	return out.Name(), nil
-}
-
-// PublishCopy publishes the finished filter file src at dst the safe way:
-// it copies src into a temporary file beside dst (made as CreateTemp makes
-// its file: dst's mode, owner and group), checks the copy as Open does and
-// verifies it against its payload checksum, syncs it, renames it over dst
-// and syncs the folder. A process that maps dst (Live, or any reader) keeps
-// its old mapping intact and sees the new file at its next open; copying
-// over dst in place (cp, truncate) would instead pull the pages from under
-// its mapping, and it would die of SIGBUS.
-//
-// A src that is not a sealed filter file is refused with the typed error
-// (ErrNotRegular, ErrBadMagic, ErrTruncated, ErrPayloadChecksum,
-// ErrChecksumStale for a file still open for writing or whose writer
-// crashed, ...); dst is then untouched and no temporary file is left.
-func PublishCopy(src, dst string) (err error) {
-	if _, err := ReadHeader(src); err != nil {
-		return err
-	}
-	tmp, err := CopyTemp(src, dst)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			os.Remove(tmp)
-		}
-	}()
-	h, err := ReadHeader(tmp)
-	if err != nil {
-		return fmt.Errorf("%s: %w", src, err)
-	}
-	f, err := OpenReadOnly(tmp, h.Variant)
-	if err != nil {
-		return fmt.Errorf("%s: %w", src, err)
-	}
-	err = f.Verify()
-	if cerr := f.Close(0); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", src, err)
-	}
-	return renameDurably(tmp, dst)
-}
-
-// ReadHeader reads and validates the header of the filter file at path
-// without mapping it: for tools that must learn a file's variant before they
-// open it. It checks the file's length against the header as Open does.
-//
-// Its errors are *fs.PathError with Op "read header", as Open's are with
-// Op "open".
-func ReadHeader(path string) (Header, error) {
-	h, err := readHeader(path)
-	if err != nil {
-		return Header{}, &fs.PathError{Op: "read header", Path: path, Err: err}
-	}
-	return h, nil
-}
-
-// readHeader is ReadHeader; its errors do not name path.
-func readHeader(path string) (Header, error) {
-	f, st, err := openRegular(path, os.O_RDONLY)
-	if err != nil {
-		return Header{}, err
-	}
-	defer f.Close()
-	var head [HeaderSize]byte
-	n, err := f.ReadAt(head[:], 0)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return Header{}, fmt.Errorf("mmapstore: read: %w", err)
-	}
-	h, err := DecodeHeader(head[:n])
-	if err != nil {
-		return Header{}, err
-	}
-	if need := int64(HeaderSize + h.PayloadLen); st.Size() < need {
-		return Header{}, fmt.Errorf("%w: the file is %d bytes, its header needs %d", ErrTruncated, st.Size(), need)
-	}
-	return h, nil
-}
-
-// Replace moves the finished filter file from over to (in the same folder)
-// and syncs the folder: the last step of an atomic publish, for builders
-// that make their file some other way than CreateTemp (a copy to merge into,
-// say). from must already be closed and synced.
-func Replace(from, to string) error { return renameDurably(from, to) }
-
-// renameDurably moves from over to and syncs the folder that holds both.
-func renameDurably(from, to string) error {
-	if err := os.Rename(from, to); err != nil {
-		return fmt.Errorf("mmapstore: publish: %w", err)
-	}
-	dir, err := os.Open(filepath.Dir(to))
-	if err != nil {
-		return fmt.Errorf("mmapstore: publish: open folder: %w", err)
-	}
-	defer dir.Close()
-	if err := dir.Sync(); err != nil && !errors.Is(err, fs.ErrInvalid) {
-		return fmt.Errorf("mmapstore: publish: sync folder: %w", err)
 	}
 	return nil
 }

@@ -34,7 +34,7 @@ const (
 	offMagic      = 0   // [8]byte Magic
 	offVersion    = 8   // uint16 format version
 	offVariant    = 10  // uint16 Variant
-	offHash       = 12  // uint16 hash scheme (hashing.Scheme: 1 or 2)
+	offScheme     = 12  // uint16 hashing scheme (hashing.Scheme: 1 or 2)
 	offReserved0  = 14  // uint16, zero
 	offGeneration = 16  // uint64, incremented on every header write
 	offSeed       = 24  // uint64 hash seed
@@ -132,11 +132,12 @@ type Stage struct {
 type Header struct {
 	Version Version
 	Variant Variant
-	// Hash is the hashing scheme the filter's keys are hashed with
-	// (hashing.Scheme1 = 1: seeded XXH3-128; hashing.Scheme2 = 2: seeded
-	// XXH3-64 and a mixer). Readers refuse other values with ErrHash.
-	// Create and WriteStream write a zero Hash as 1, the scheme every
-	// writer used before the field was the caller's to set.
+	// Hash is the filter's hashing scheme (bloomkit.Scheme: 1 is seeded
+	// XXH3-128, 2 is seeded XXH3-64 and a mixer), the header's u16 at
+	// offset 12. Readers refuse other values with ErrScheme. Create and
+	// WriteStream write a zero Hash as 1, the scheme every writer used
+	// before the field was the caller's to set. (The field keeps the name
+	// it was released with; everything else here says "scheme".)
 	Hash       uint16
 	Generation uint64
 	Seed       uint64
@@ -172,7 +173,7 @@ func encodeSlot(h *Header, slot []byte) {
 	copy(slot[offMagic:], Magic)
 	le.PutUint16(slot[offVersion:], uint16(h.Version))
 	le.PutUint16(slot[offVariant:], uint16(h.Variant))
-	le.PutUint16(slot[offHash:], h.Hash)
+	le.PutUint16(slot[offScheme:], h.Hash)
 	le.PutUint64(slot[offGeneration:], h.Generation)
 	le.PutUint64(slot[offSeed:], h.Seed)
 	le.PutUint64(slot[offM:], h.M)
@@ -220,7 +221,7 @@ func decodeSlot(slot []byte) (Header, error) {
 		return h, fmt.Errorf("%w: stored %#016x, computed %#016x", ErrHeaderChecksum, got, want)
 	}
 	h.Variant = Variant(le.Uint16(slot[offVariant:]))
-	h.Hash = le.Uint16(slot[offHash:])
+	h.Hash = le.Uint16(slot[offScheme:])
 	h.Generation = le.Uint64(slot[offGeneration:])
 	h.Seed = le.Uint64(slot[offSeed:])
 	h.M = le.Uint64(slot[offM:])
@@ -266,93 +267,115 @@ func decodeSlot(slot []byte) (Header, error) {
 }
 
 // Validate checks that h describes a filter this build can serve: a known
-// variant and hash, and a geometry whose payload length follows from it.
+// variant and hashing scheme, and a geometry whose payload length
+// follows from it.
 // It does not look at any file.
 func (h *Header) Validate() error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s: %s", ErrCorrupt, h.Variant, fmt.Sprintf(format, args...))
-	}
 	if !hashing.Scheme(h.Hash).Valid() {
-		return fmt.Errorf("%w: hash id %d (this build knows 1 and 2)", ErrHash, h.Hash)
+		return fmt.Errorf("%w: scheme %d (this build knows schemes 1 and 2)", ErrScheme, h.Hash)
 	}
 	if h.Flags&^knownFlags != 0 {
-		return bad("unknown flags %#x", h.Flags&^knownFlags)
+		return h.invalid("unknown flags %#x", h.Flags&^knownFlags)
 	}
 	if !(h.TargetP > 0 && h.TargetP < 1) {
-		return bad("target false-positive rate %v outside (0,1)", h.TargetP)
-	}
-	checkGeom := func(what string, m uint64, k, blockBits uint32) error {
-		if m == 0 || m > MaxCells {
-			return bad("%s: m = %d cells, want 1..%d", what, m, uint64(MaxCells))
-		}
-		if k == 0 || k > MaxK {
-			return bad("%s: k = %d, want 1..%d", what, k, MaxK)
-		}
-		switch blockBits {
-		case 0:
-		case 512:
-			if m%512 != 0 {
-				return bad("%s: m = %d is not a whole number of 512-bit blocks", what, m)
-			}
-		default:
-			return bad("%s: block size %d bits, want 0 or 512", what, blockBits)
-		}
-		return nil
+		return h.invalid("target false-positive rate %v outside (0,1)", h.TargetP)
 	}
 	var want uint64
+	var err error
 	switch h.Variant {
 	case Standard, Partitioned, Counting:
-		wantCell, wantBlock := uint32(1), uint32(0)
-		if h.Variant == Counting {
-			wantCell = 4
-		}
-		if h.Variant == Partitioned {
-			wantBlock = 512
-		}
-		if h.CellBits != wantCell || h.BlockBits != wantBlock {
-			return bad("cell/block bits %d/%d, want %d/%d", h.CellBits, h.BlockBits, wantCell, wantBlock)
-		}
-		if len(h.Stages) != 0 {
-			return bad("%d stages in an unstaged variant", len(h.Stages))
-		}
-		if err := checkGeom("filter", h.M, h.K, h.BlockBits); err != nil {
-			return err
-		}
-		want = CellBytes(h.M, h.CellBits)
+		want, err = h.arrayLen()
 	case Scalable:
-		if h.CellBits != 1 || len(h.Stages) == 0 {
-			return bad("cell bits %d, %d stages", h.CellBits, len(h.Stages))
-		}
-		var total uint64
-		for i, s := range h.Stages {
-			if err := checkGeom(fmt.Sprintf("stage %d", i), s.M, s.K, s.BlockBits); err != nil {
-				return err
-			}
-			if s.Offset != want {
-				return bad("stage %d at payload offset %d, want %d", i, s.Offset, want)
-			}
-			if !(s.TargetP > 0 && s.TargetP < 1) {
-				return bad("stage %d target rate %v outside (0,1)", i, s.TargetP)
-			}
-			want += CellBytes(s.M, 1)
-			total += s.M
-			if want > MaxCells/8 {
-				return bad("stages exceed %d bytes", uint64(MaxCells/8))
-			}
-		}
-		if !(h.Growth >= 1 && h.Growth <= 1e6) || !(h.Tightness > 0 && h.Tightness < 1) {
-			return bad("growth %v (want 1..1e6), tightening %v (want in (0,1))", h.Growth, h.Tightness)
-		}
-		if h.M != total {
-			return bad("m = %d, stages hold %d", h.M, total)
-		}
+		want, err = h.stagesLen()
 	default:
 		return fmt.Errorf("%w: unknown variant tag %d", ErrCorrupt, uint16(h.Variant))
 	}
+	if err != nil {
+		return err
+	}
 	if h.PayloadLen != want {
-		return bad("payload length %d, geometry needs %d", h.PayloadLen, want)
+		return h.invalid("payload length %d, geometry needs %d", h.PayloadLen, want)
 	}
 	return nil
+}
+
+// invalid is ErrCorrupt with the variant and the detail.
+func (h *Header) invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s: %s", ErrCorrupt, h.Variant, fmt.Sprintf(format, args...))
+}
+
+// checkGeom checks the geometry of one bit or counter array (what names it).
+func (h *Header) checkGeom(what string, m uint64, k, blockBits uint32) error {
+	if m == 0 || m > MaxCells {
+		return h.invalid("%s: m = %d cells, want 1..%d", what, m, uint64(MaxCells))
+	}
+	if k == 0 || k > MaxK {
+		return h.invalid("%s: k = %d, want 1..%d", what, k, MaxK)
+	}
+	switch blockBits {
+	case 0:
+	case 512:
+		if m%512 != 0 {
+			return h.invalid("%s: m = %d is not a whole number of 512-bit blocks", what, m)
+		}
+	default:
+		return h.invalid("%s: block size %d bits, want 0 or 512", what, blockBits)
+	}
+	return nil
+}
+
+// arrayLen checks the geometry of an unstaged variant and returns the
+// payload length it needs.
+func (h *Header) arrayLen() (uint64, error) {
+	wantCell, wantBlock := uint32(1), uint32(0)
+	if h.Variant == Counting {
+		wantCell = 4
+	}
+	if h.Variant == Partitioned {
+		wantBlock = 512
+	}
+	if h.CellBits != wantCell || h.BlockBits != wantBlock {
+		return 0, h.invalid("cell/block bits %d/%d, want %d/%d", h.CellBits, h.BlockBits, wantCell, wantBlock)
+	}
+	if len(h.Stages) != 0 {
+		return 0, h.invalid("%d stages in an unstaged variant", len(h.Stages))
+	}
+	if err := h.checkGeom("filter", h.M, h.K, h.BlockBits); err != nil {
+		return 0, err
+	}
+	return CellBytes(h.M, h.CellBits), nil
+}
+
+// stagesLen checks the stage table of a scalable filter and returns the
+// payload length its stages need.
+func (h *Header) stagesLen() (uint64, error) {
+	if h.CellBits != 1 || len(h.Stages) == 0 {
+		return 0, h.invalid("cell bits %d, %d stages", h.CellBits, len(h.Stages))
+	}
+	var want, total uint64
+	for i, s := range h.Stages {
+		if err := h.checkGeom(fmt.Sprintf("stage %d", i), s.M, s.K, s.BlockBits); err != nil {
+			return 0, err
+		}
+		if s.Offset != want {
+			return 0, h.invalid("stage %d at payload offset %d, want %d", i, s.Offset, want)
+		}
+		if !(s.TargetP > 0 && s.TargetP < 1) {
+			return 0, h.invalid("stage %d target rate %v outside (0,1)", i, s.TargetP)
+		}
+		want += CellBytes(s.M, 1)
+		total += s.M
+		if want > MaxCells/8 {
+			return 0, h.invalid("stages exceed %d bytes", uint64(MaxCells/8))
+		}
+	}
+	if !(h.Growth >= 1 && h.Growth <= 1e6) || !(h.Tightness > 0 && h.Tightness < 1) {
+		return 0, h.invalid("growth %v (want 1..1e6), tightening %v (want in (0,1))", h.Growth, h.Tightness)
+	}
+	if h.M != total {
+		return 0, h.invalid("m = %d, stages hold %d", h.M, total)
+	}
+	return want, nil
 }
 
 // DecodeHeader picks the current header from the first HeaderSize bytes of a
@@ -360,32 +383,60 @@ func (h *Header) Validate() error {
 // neither slot is valid it returns slot 0's error (bad magic, version,
 // checksum or geometry), with slot 1's error in the message; a file with
 // the magic in neither slot is not a filter file, and gets ErrBadMagic alone.
+//
+// When one slot is valid and the other is not, the valid one is returned
+// without error: the other is what a crash while writing a header leaves.
+// Whether that other slot was the newest header (then the file is read as
+// it was one header write earlier) is reported by HeaderDamage and by
+// Verify.
 func DecodeHeader(b []byte) (Header, error) {
+	h, _, err := decodeHeader(b)
+	return h, err
+}
+
+// decodeHeader is DecodeHeader; damage describes the slot that was set
+// aside when it may hold a newer header than the one returned (its own,
+// unchecked, generation is not older, or its magic is gone), else nil.
+func decodeHeader(b []byte) (h Header, damage, err error) {
 	if len(b) < HeaderSize {
 		// A short file that does not start like the magic (a 6-byte text
 		// file, say) is foreign, not a truncated filter file.
 		if n := min(len(b), len(Magic)); string(b[:n]) != Magic[:n] {
-			return Header{}, fmt.Errorf("%w: got %q", ErrBadMagic, b[:n])
+			return Header{}, nil, fmt.Errorf("%w: got %q", ErrBadMagic, b[:n])
 		}
-		return Header{}, fmt.Errorf("%w: %d bytes, the header alone is %d", ErrTruncated, len(b), HeaderSize)
+		return Header{}, nil, fmt.Errorf("%w: %d bytes, the header alone is %d", ErrTruncated, len(b), HeaderSize)
 	}
 	h0, err0 := decodeSlot(b[:SlotSize])
 	h1, err1 := decodeSlot(b[SlotSize:HeaderSize])
 	switch {
 	case err0 == nil && err1 == nil:
 		if h1.Generation > h0.Generation {
-			return h1, nil
+			return h1, nil, nil
 		}
-		return h0, nil
+		return h0, nil, nil
 	case err0 == nil:
-		return h0, nil
+		return h0, slotDamage(b, 1, h0, err1), nil
 	case err1 == nil:
-		return h1, nil
+		return h1, slotDamage(b, 0, h1, err0), nil
 	}
 	if errors.Is(err0, ErrBadMagic) && errors.Is(err1, ErrBadMagic) {
-		return Header{}, err0 // not a filter file at all: no slot to speak of
+		return Header{}, nil, err0 // not a filter file at all: no slot to speak of
 	}
-	return Header{}, fmt.Errorf("slot 0: %w (slot 1: %v)", err0, err1)
+	return Header{}, nil, fmt.Errorf("slot 0: %w (slot 1: %v)", err0, err1)
+}
+
+// slotDamage describes slot i, which failed with err while the other slot,
+// holding used, is valid: nil when slot i is the older one (its own
+// generation field, unchecked, is below used's), which is what a torn
+// write of a header that never became current leaves.
+func slotDamage(b []byte, i int, used Header, err error) error {
+	slot := b[i*SlotSize : (i+1)*SlotSize]
+	gen := binary.LittleEndian.Uint64(slot[offGeneration:])
+	if gen < used.Generation && !errors.Is(err, ErrBadMagic) {
+		return nil
+	}
+	return fmt.Errorf("header slot %d, which says it holds generation %d (the header in use is generation %d), is damaged: %w",
+		i, gen, used.Generation, err)
 }
 
 // slotFor returns the slot index a header of the given generation is written to.

@@ -24,3 +24,6 @@ const openNonBlocking = 0
 
 // chownLike: file ownership is not carried over on this platform.
 func chownLike(*os.File, os.FileInfo) error { return nil }
+
+// allocatedBytes: the allocated size is not known on this platform.
+func allocatedBytes(os.FileInfo) (int64, bool) { return 0, false }

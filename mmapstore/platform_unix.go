@@ -70,3 +70,13 @@ func chownLike(f *os.File, st os.FileInfo) error {
 	}
 	return f.Chmod(st.Mode().Perm())
 }
+
+// allocatedBytes returns the bytes of disk the file st describes holds
+// (st_blocks), and whether the platform tells.
+func allocatedBytes(st os.FileInfo) (int64, bool) {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int64(sys.Blocks) * 512, true
+}

@@ -54,7 +54,7 @@ func hashWords(parts [][]uint64, buf []byte) uint64 {
 func WriteStream(w io.Writer, h Header, parts ...[]uint64) (int64, error) {
 	h.Version = CurrentVersion
 	if h.Hash == 0 {
-		h.Hash = hashing.Algorithm
+		h.Hash = uint16(hashing.Scheme1)
 	}
 	h.Generation = 1
 	h.PayloadLen = 0
@@ -158,7 +158,9 @@ func ReadStream(r io.Reader, want Variant) (Header, []uint64, error) {
 
 // WriteFileAtomic writes a file through write and publishes it at path the
 // way Publish does: a temporary file in the same folder, synced, renamed over
-// path, folder synced. On any error path is untouched.
+// path, folder synced. On any error path is untouched. A path that a
+// writer holds open is not replaced: WriteFileAtomic waits for the writer
+// to close it (SetReplaceWait) and then fails with ErrLocked.
 func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {

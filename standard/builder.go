@@ -18,9 +18,10 @@ import (
 // A Builder is not safe for concurrent use, and while one is in use
 // nothing else may use its filter: no Add, Contains or Sync from another
 // goroutine, no second Builder. Its count of new keys reaches the filter's
-// Added (and the file header at Sync or Close) at Flush. After Flush the
-// filter may be used as usual; the Builder may be used again once nothing
-// else uses the filter.
+// Added at Flush. Sync, Close and Publish of the filter flush the filter's
+// last Builder first, so the file header never misses its count; a new
+// Builder flushes the one before it. After Flush the filter may be used as
+// usual; the Builder may be used again once nothing else uses the filter.
 type Builder struct {
 	f     *Filter
 	added uint64 // new keys not yet in f.added
@@ -32,7 +33,9 @@ func (f *Filter) Builder() *Builder {
 	if f.readOnly {
 		panic(fmt.Errorf("standard: Builder: %w: %s", ErrReadOnly, f.Path()))
 	}
-	return &Builder{f: f}
+	b := &Builder{f: f}
+	f.store.SetPending(b.Flush)
+	return b
 }
 
 // Add adds key and reports whether it was new (see Filter.Add).

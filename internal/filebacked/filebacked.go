@@ -20,6 +20,30 @@ type Store struct {
 	file   *mmapstore.File
 	count  func() uint64 // the variant's item count, recorded in the header
 	closed atomic.Bool   // CloseFile or PublishFile ran
+	// pending is the Flush of the variant's last Builder, run before the
+	// count is recorded (see SetPending).
+	pending atomic.Pointer[func()]
+}
+
+// SetPending registers flush, the Flush of a Builder that keeps its count
+// of keys apart until it is flushed, to run before each count the store
+// records in the file (Sync, CloseFile, PublishFile): a Builder not flushed
+// before its filter is synced, closed or published loses no count. A
+// Builder registered earlier is flushed first and replaced. flush must be
+// safe to call again (a Flush with nothing pending does nothing). Like the
+// Builder itself, it runs in the goroutine that syncs, closes or publishes.
+func (s *Store) SetPending(flush func()) {
+	if old := s.pending.Swap(&flush); old != nil {
+		(*old)()
+	}
+}
+
+// recordCount flushes a pending Builder and returns the count to record.
+func (s *Store) recordCount() uint64 {
+	if p := s.pending.Load(); p != nil {
+		(*p)()
+	}
+	return s.count()
 }
 
 // Create makes a new filter file for header h (at path, or beside it under a
@@ -78,7 +102,7 @@ func (s *Store) Sync() error {
 	if s.file == nil || s.file.ReadOnly() {
 		return nil
 	}
-	return s.file.Sync(s.count())
+	return s.file.Sync(s.recordCount())
 }
 
 // Verify reads the whole file and checks it against its payload checksum:
@@ -118,7 +142,7 @@ func (s *Store) CloseFile() error {
 		return err
 	}
 	s.closed.Store(true)
-	return s.file.Close(s.count())
+	return s.file.Close(s.recordCount())
 }
 
 // PublishFile publishes a file made with Create(..., temp = true).
@@ -129,7 +153,7 @@ func (s *Store) PublishFile() error {
 	if err := s.Usable(); err != nil {
 		return err
 	}
-	err := s.file.Publish(s.count())
+	err := s.file.Publish(s.recordCount())
 	if !errors.Is(err, mmapstore.ErrNotTemp) { // the file was released
 		s.closed.Store(true)
 	}
