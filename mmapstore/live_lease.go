@@ -44,10 +44,11 @@ type Lease[T io.Closer] struct {
 const slotDead = math.MinInt64 / 2
 
 // newGeneration makes a generation of v with one slot per stripe: a
-// power of two, 4 per P, at least 8 and at most 1024.
+// power of two, 8 per P (so that goroutines running at once rarely share
+// one), at least 8 and at most 4096.
 func newGeneration[T io.Closer](v T, info os.FileInfo) *generation[T] {
 	n := 8
-	for n < 4*runtime.GOMAXPROCS(0) && n < 1024 {
+	for n < 8*runtime.GOMAXPROCS(0) && n < 4096 {
 		n *= 2
 	}
 	g := &generation[T]{info: info, value: v, slots: make([]Lease[T], n), mask: uintptr(n - 1)}
