@@ -24,7 +24,7 @@ func TestLiveLeasesRaceReloadAndClose(t *testing.T) {
 		rounds = 5
 	}
 	for round := 0; round < rounds; round++ {
-		stressLiveOnce(t, 150*time.Millisecond)
+		stressLiveOnce(t, 3)
 	}
 }
 
@@ -35,7 +35,9 @@ type countedFile struct {
 
 func (c countedFile) Close() error { c.closes.Add(1); return c.liveFile.Close() }
 
-func stressLiveOnce(t *testing.T, runFor time.Duration) {
+// stressLiveOnce closes Live under its readers once reloads builds have
+// been swapped in.
+func stressLiveOnce(t *testing.T, reloads int64) {
 	path := filepath.Join(t.TempDir(), "live.bloom")
 	publishBuild(t, path, 1)
 	var mu sync.Mutex
@@ -99,20 +101,28 @@ func stressLiveOnce(t *testing.T, runFor time.Duration) {
 		}
 	}()
 	reloaderDone := make(chan struct{})
+	var swapped atomic.Int64
 	go func() {
 		defer close(reloaderDone)
 		for b := uint64(2); ; b++ {
 			publishBuild(t, path, b)
-			if _, err := live.Reload(); errors.Is(err, ErrClosed) {
+			changed, err := live.Reload()
+			if errors.Is(err, ErrClosed) {
 				return
 			} else if err != nil {
 				t.Error(err)
 				return
 			}
+			if changed {
+				swapped.Add(1)
+			}
 		}
 	}()
-	time.Sleep(runFor)
-	require.NoError(t, live.Close())
+	deadline := time.Now().Add(30 * time.Second)
+	for swapped.Load() < reloads && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	require.NoError(t, live.Close()) // the reloader is still at work
 	wg.Wait()
 	close(handoff)
 	<-releaserDone
@@ -121,7 +131,7 @@ func stressLiveOnce(t *testing.T, runFor time.Duration) {
 	require.Zero(t, bad.Load(), "leases that saw a closed filter")
 	mu.Lock()
 	defer mu.Unlock()
-	require.Greater(t, len(opened), 1, "some reloads happened")
+	require.GreaterOrEqual(t, swapped.Load(), reloads, "builds swapped in before Close")
 	for i, closes := range opened {
 		require.EqualValues(t, 1, closes.Load(), "filter %d of %d closed once", i, len(opened))
 	}
