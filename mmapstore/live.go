@@ -61,7 +61,10 @@ type liveOptions struct{ trustFirst bool }
 func TrustFirstFile() LiveOption { return func(o *liveOptions) { o.trustFirst = true } }
 
 // NewLive opens path with open, checks it (see Reload; TrustFirstFile
-// skips reading the payload) and serves it.
+// skips reading the payload) and serves it. A file whose checksum is not
+// current is refused at start too, as there is no filter in service to
+// compare it with: start serving a file written in place once its writer
+// has sealed it (closed it cleanly); from then on Live follows it.
 func NewLive[T io.Closer](path string, open func(string) (T, error), opts ...LiveOption) (*Live[T], error) {
 	var o liveOptions
 	for _, opt := range opts {
