@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -18,86 +17,33 @@ import (
 // Lookups take a Lease, use its filter and release it. A swap replaces the
 // current filter atomically; the old one is closed when its last lease is
 // released, so no lookup ever sees a closed mapping. T is any filter type
-// with Close, e.g. *standard.Filter opened by standard.OpenReadOnly. When T
-// has a Verify method, every file is verified before it is served, at
-// NewLive and at each Reload (O(size), off the lookup path): a damaged build
-// is refused and the filter in service stays.
+// with Close, e.g. *standard.Filter opened by standard.OpenReadOnly.
+//
+// When T has a Verify method (every bloomkit filter has), Live serves only
+// files that were sealed by their writer (payload checksum current) and
+// that match their checksum: each file is verified before it is served, at
+// NewLive and at each Reload (O(size), off the lookup path). A damaged
+// build, or one whose writer has not finished or was killed, is refused and
+// the filter in service stays. See Reload.
 type Live[T io.Closer] struct {
 	path string
 	open func(string) (T, error)
 
 	// reload lets one Reload at a time look at the path and open it; it is
 	// held while open runs, which may block, so Close never takes it. mu
-	// guards the swap of cur against Close and is never held while waiting.
+	// guards the swap of cur and refused against Close and is never held
+	// while waiting.
 	reload sync.Mutex
 	mu     sync.Mutex
-	// refused is the last file at the path that failed verification, and
-	// refusedErr why; guarded by reload.
-	refused    os.FileInfo
-	refusedErr error
-	cur        atomic.Pointer[Lease[T]]
-	closed     atomic.Bool
+	// refused is the last file at the path that failed verification
+	// (kept open, see refusal); guarded by mu.
+	refused *refusal
+	cur     atomic.Pointer[generation[T]]
+	closed  atomic.Bool
 }
 
-// Lease is a counted reference to one generation of a Live filter.
-type Lease[T io.Closer] struct {
-	value   T
-	info    os.FileInfo
-	refs    atomic.Int64 // 1 for being current, +1 per holder; the filter closes at 0
-	retired atomic.Bool  // no longer current: its "current" reference was dropped
-}
-
-// Value returns the leased filter; valid until Release.
-func (l *Lease[T]) Value() T { return l.value }
-
-// Release ends the lease. Each Acquire must be paired with exactly one
-// Release; the filter must not be used after it.
-//
-// Releasing more times than acquiring is a programming error, and Release
-// panics when it can tell: when the release would take the last reference of
-// the generation still being served (which would close the filter under
-// every later Acquire), or a reference that does not exist. The count is
-// left as it was, so the filter stays in service. An extra Release of a
-// retired generation that other holders still use cannot be told apart from
-// theirs: it closes that generation early.
-func (l *Lease[T]) Release() {
-	for {
-		r := l.refs.Load()
-		if r <= 0 || r == 1 && !l.retired.Load() {
-			panic("mmapstore: Lease.Release called more times than Live.Acquire")
-		}
-		if l.refs.CompareAndSwap(r, r-1) {
-			if r == 1 {
-				l.value.Close()
-			}
-			return
-		}
-	}
-}
-
-// retire drops the reference the lease held for being current.
-func (l *Lease[T]) retire() {
-	l.retired.Store(true) // before the count drops: see Release
-	if l.refs.Add(-1) == 0 {
-		l.value.Close()
-	}
-}
-
-// verifyServed checks a newly opened filter against its payload checksum
-// when its type can (a Verify method, as every bloomkit filter has). A
-// checksum that is not current (a file still being written, or whose writer
-// crashed) vouches for nothing and is accepted, as OpenReadOnly accepts it;
-// a mismatch is refused.
-func verifyServed(v any) error {
-	vv, ok := v.(interface{ Verify() error })
-	if !ok {
-		return nil
-	}
-	if err := vv.Verify(); err != nil && !errors.Is(err, ErrChecksumStale) {
-		return err
-	}
-	return nil
-}
+// verifier is what Live needs of a filter to check the files it serves.
+type verifier interface{ Verify() error }
 
 // LiveOption changes how NewLive starts serving.
 type LiveOption func(*liveOptions)
@@ -105,67 +51,48 @@ type LiveOption func(*liveOptions)
 type liveOptions struct{ trustFirst bool }
 
 // TrustFirstFile makes NewLive serve the file it starts with without
-// verifying its payload, so that start-up is O(1) whatever the filter's
-// size (a file of many gigabytes is otherwise read whole before the first
+// reading its payload, so that start-up is O(1) whatever the filter's size
+// (a file of many gigabytes is otherwise read whole before the first
 // lookup). Use it when the file was verified when it was published (bloomkit
 // publish, Publish and PublishCopy all verify or write the checksum they
-// seal). Every later Reload still verifies.
+// seal). The O(1) checks still apply: a first file that its writer did not
+// seal (ErrChecksumStale) is refused, trusted or not. Every later Reload
+// verifies in full.
 func TrustFirstFile() LiveOption { return func(o *liveOptions) { o.trustFirst = true } }
 
-// NewLive opens path with open, verifies it (see Reload; TrustFirstFile
-// skips that) and serves it.
+// NewLive opens path with open, checks it (see Reload; TrustFirstFile
+// skips reading the payload) and serves it. A file whose checksum is not
+// current is refused at start too, as there is no filter in service to
+// compare it with: start serving a file written in place once its writer
+// has sealed it (closed it cleanly); from then on Live follows it.
 func NewLive[T io.Closer](path string, open func(string) (T, error), opts ...LiveOption) (*Live[T], error) {
 	var o liveOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
 	l := &Live[T]{path: path, open: open}
-	lease, err := l.load(!o.trustFirst)
+	g, ref, err := l.load(!o.trustFirst, nil)
+	if ref != nil {
+		ref.drop()
+	}
 	if err != nil {
 		return nil, err
 	}
-	l.cur.Store(lease)
+	l.cur.Store(g)
 	return l, nil
 }
 
-func (l *Live[T]) load(verify bool) (*Lease[T], error) {
-	// Stat before opening: if a publish lands in between, the next Reload
-	// sees an identity that differs from the stat and opens again.
-	info, err := os.Stat(l.path)
-	if err != nil {
-		return nil, fmt.Errorf("mmapstore: live: %w", err)
-	}
-	if !info.Mode().IsRegular() {
-		// A FIFO would block open until a writer came; a device or folder
-		// is no filter either.
-		return nil, &fs.PathError{Op: "live", Path: l.path, Err: notRegular(info)}
-	}
-	v, err := l.open(l.path)
-	if err != nil {
-		return nil, err
-	}
-	if verify { // else the caller vouches for the file (TrustFirstFile)
-		if err := verifyServed(v); err != nil {
-			v.Close()
-			return nil, fmt.Errorf("mmapstore: live: %w", err)
-		}
-	}
-	lease := &Lease[T]{value: v, info: info}
-	lease.refs.Store(1)
-	return lease, nil
-}
-
-// Acquire returns a lease on the current filter. It never blocks: it retries
-// only if it races with the release of a retired generation. Acquire after
-// Close panics.
+// Acquire returns a lease on the current filter. It never blocks and, in
+// the common case, writes one counter that goroutines running on other
+// cores do not write; it retries only if it races with the retirement of
+// a generation. Acquire after Close panics.
 func (l *Live[T]) Acquire() *Lease[T] {
 	for {
-		lease := l.cur.Load()
-		if lease == nil {
+		g := l.cur.Load()
+		if g == nil {
 			panic("mmapstore: Acquire on a closed Live")
 		}
-		r := lease.refs.Load()
-		if r > 0 && lease.refs.CompareAndSwap(r, r+1) {
+		if lease := g.acquire(); lease != nil {
 			return lease
 		}
 	}
@@ -175,13 +102,24 @@ func (l *Live[T]) Acquire() *Lease[T] {
 // served (a different file identity, size or modification time), and
 // reports whether it did.
 //
-// When T has a Verify method (every bloomkit filter has), the new file is
-// verified against its payload checksum before it is swapped in: O(size) in
-// the caller of Reload (Watch's goroutine), never on the lookup path, and it
-// leaves the new file's pages warm. A damaged build (ErrPayloadChecksum) is
-// closed, the old filter stays in service, and the same file is not read
-// again: until something else is put at the path, Reload returns the same
-// error at once.
+// When T has a Verify method (every bloomkit filter has), the new file must
+// have been sealed by its writer and match its payload checksum:
+//   - A file whose checksum is not current (ErrChecksumStale: its writer
+//     still has it open, or was killed before it finished) vouches for
+//     nothing, whatever keys it holds, and is refused, every time Reload
+//     looks, until a finished build replaces it. The one exception is the
+//     file being served itself, written in place by a writer that maps it
+//     (a scalable filter growing): Live maps it again to see the new
+//     stages, since its lookups already read those bytes.
+//   - A sealed file is verified against its payload checksum: O(size) in
+//     the caller of Reload (Watch's goroutine), never on the lookup path,
+//     and it leaves the new file's pages warm. A damaged build
+//     (ErrPayloadChecksum) is closed and not read again: until another file
+//     is put at the path, Reload returns the same error at once. Live keeps
+//     the damaged file open meanwhile (on Unix) and compares its change
+//     time too, so a new file cannot be mistaken for it: an inode number
+//     is not reused while the file is open, and no copy tool can set a
+//     change time.
 //
 // Any file that fails to open leaves the current filter in service and
 // returns the error; so does anything but a regular file (ErrNotRegular),
@@ -197,19 +135,20 @@ func (l *Live[T]) Reload() (bool, error) {
 	}
 	info, err := os.Stat(l.path)
 	if err != nil {
+		l.setRefused(nil) // nothing there to mistake for it
 		return false, fmt.Errorf("mmapstore: live: %w", err)
 	}
 	if sameVersion(info, cur.info) {
 		return false, nil
 	}
-	if l.refused != nil && sameVersion(info, l.refused) {
-		return false, l.refusedErr
+	if err := l.stillRefused(info); err != nil {
+		return false, err
 	}
-	next, err := l.load(true)
+	next, ref, err := l.load(true, cur.info)
+	if ref != nil {
+		l.setRefused(ref)
+	}
 	if err != nil {
-		if errors.Is(err, ErrPayloadChecksum) {
-			l.refused, l.refusedErr = info, err
-		}
 		return false, err
 	}
 	l.mu.Lock()
@@ -227,7 +166,7 @@ func sameVersion(a, b os.FileInfo) bool {
 	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
-func (l *Live[T]) swap(next *Lease[T]) {
+func (l *Live[T]) swap(next *generation[T]) {
 	if old := l.cur.Swap(next); old != nil {
 		old.retire()
 	}
@@ -235,8 +174,9 @@ func (l *Live[T]) swap(next *Lease[T]) {
 
 // Watch calls Reload every interval until ctx is done, passing errors (a
 // half-copied or foreign file put at the path by hand, a build whose payload
-// fails its checksum) to onError, which may be nil; a refused file is
-// reported at every interval until it is replaced. The filter in service stays until a good file replaces it.
+// fails its checksum, a file its writer did not seal) to onError, which may
+// be nil; a refused file is reported at every interval until it is
+// replaced. The filter in service stays until a good file replaces it.
 func (l *Live[T]) Watch(ctx context.Context, interval time.Duration, onError func(error)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -267,5 +207,9 @@ func (l *Live[T]) Close() error {
 		return fmt.Errorf("%w: live %s", ErrClosed, l.path)
 	}
 	l.swap(nil)
+	if l.refused != nil {
+		l.refused.drop()
+		l.refused = nil
+	}
 	return nil
 }
