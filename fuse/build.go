@@ -96,7 +96,7 @@ func parallel(workers, n int, fn func(worker, i int)) {
 // buildMemory builds the filter of the digests ds (duplicates allowed;
 // reordered and overwritten) in memory.
 func buildMemory(c config, bits uint32, p float64, ds []uint64) (*Filter, error) {
-	sb := shardBitsFor(uint64(len(ds)))
+	sb := shardBitsFor(uint64(len(ds)), c.shardKeys)
 	tmp := make([]uint64, len(ds))
 	start := partition(ds, tmp, sb)
 	xs := make([][]uint64, 1<<sb)

@@ -44,9 +44,9 @@ func FingerprintBits(p float64) (uint32, error) {
 }
 
 // shardBitsFor returns log2 of the shard count for n keys.
-func shardBitsFor(n uint64) uint {
+func shardBitsFor(n, shardKeys uint64) uint {
 	s := uint(0)
-	for s < 32 && n > MaxShardKeys<<s {
+	for s < maxShardBits && n > shardKeys<<s {
 		s++
 	}
 	return s
@@ -101,6 +101,9 @@ type config struct {
 	memory  uint64
 	tempDir string
 	workers int
+	// shardKeys is MaxShardKeys; tests lower it to make many shards of few
+	// keys.
+	shardKeys uint64
 }
 
 // WithSeed sets the hash seed; it is stored in the filter's file.
@@ -128,7 +131,7 @@ func WithTempDir(dir string) Option { return func(c *config) { c.tempDir = dir }
 func WithWorkers(n int) Option { return func(c *config) { c.workers = n } }
 
 func configure(opts []Option) (config, error) {
-	c := config{seed: DefaultSeed, scheme: hashing.Default, memory: DefaultMemory}
+	c := config{seed: DefaultSeed, scheme: hashing.Default, memory: DefaultMemory, shardKeys: MaxShardKeys}
 	for _, o := range opts {
 		o(&c)
 	}
