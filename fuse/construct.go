@@ -52,6 +52,7 @@ func (sc *scratch) peel(xs []uint64, g geom) bool {
 	sc.order = grow(sc.order, n)
 	sc.which = grow(sc.which, n)
 	k := 0
+	var h [5]uint64 // a key's cells 0, 1, 2, 0, 1: the other two of cell i are h[i+1], h[i+2]
 	for len(queue) > 0 {
 		c := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
@@ -62,23 +63,27 @@ func (sc *scratch) peel(xs []uint64, g geom) bool {
 		sc.order[k], sc.which[k] = x, i
 		k++
 		count[c] = 0
-		h := [3]uint64{}
 		h[0], h[1], h[2] = cells(x, scl, sl, mask)
-		for j := uint8(0); j < 3; j++ {
-			if j == i {
-				continue
-			}
-			o := h[j]
-			count[o] = (count[o] - 4) ^ j
-			xors[o] ^= x
-			if count[o]>>2 == 1 {
-				queue = append(queue, uint32(o))
-			}
+		h[3], h[4] = h[0], h[1]
+		j1, j2 := next3[i], next3[i+1]
+		o1, o2 := h[i+1], h[i+2]
+		count[o1] = (count[o1] - 4) ^ j1
+		xors[o1] ^= x
+		if count[o1]>>2 == 1 {
+			queue = append(queue, uint32(o1))
+		}
+		count[o2] = (count[o2] - 4) ^ j2
+		xors[o2] ^= x
+		if count[o2]>>2 == 1 {
+			queue = append(queue, uint32(o2))
 		}
 	}
 	sc.queue = queue
 	return uint64(k) == n
 }
+
+// next3[i] and next3[i+1] are the two indexes other than i (mod 3).
+var next3 = [4]uint8{1, 2, 0, 1}
 
 // assign fills fp (zero, g.cells() long) from the peeling order, last key
 // first: each key's cell gets the value that makes the XOR of its three

@@ -105,7 +105,7 @@ func (f *Filter) UnmarshalBinary(data []byte) error {
 	if err != nil {
 		return err
 	}
-	f.shift, f.shards, f.fp8, f.fp16, f.hasher = g.shift, g.shards, g.fp8, g.fp16, g.hasher
+	f.shift, f.shards, f.hasher = g.shift, g.shards, g.hasher
 	f.bits, f.shardBits, f.keys, f.cells, f.size, f.p, f.words = g.bits, g.shardBits, g.keys, g.cells, g.size, g.p, g.words
 	return nil
 }

@@ -66,9 +66,12 @@ func TestGoldenFile(t *testing.T) {
 	require.EqualValues(t, 32, le.Uint64(p[8:]), "entry size")
 	require.EqualValues(t, 4096, le.Uint64(p[32:]), "shard 0 at byte 4096 of the payload")
 	require.EqualValues(t, 1000, le.Uint64(p[48:]), "shard 0 keys")
-	require.EqualValues(t, 1<<le.Uint32(p[60:])*(le.Uint32(p[56:])+2), f.Cells())
-	t.Logf("segment length 2^%d, %d segments, %d cells, %d payload bytes, seed %#x",
-		le.Uint32(p[60:]), le.Uint32(p[56:]), f.Cells(), len(p), le.Uint64(p[40:]))
+	require.EqualValues(t, uint64(0x64bf61b512ffabe7), le.Uint64(p[40:]), "shard 0 seed")
+	require.EqualValues(t, 9, le.Uint32(p[56:]), "segment count")
+	require.EqualValues(t, 7, le.Uint32(p[60:]), "log2 segment length")
+	require.EqualValues(t, 1408, f.Cells(), "(9+2) * 2^7 cells")
+	require.Len(t, p, 5504, "4096 + 1408 bytes")
+	require.Len(t, data, 13696)
 }
 
 // tf gives a fuse filter the methods the shared file suites call on every

@@ -18,10 +18,8 @@ import (
 // Every method that reads is safe for concurrent use. Close must not run
 // concurrently with lookups (serve through mmapstore.Live for that).
 type Filter struct {
-	shift  uint // 64 - shard bits: shard = h >> shift
+	shift  uint8 // 63 - shard bits: shard = (h >> 1) >> shift (0 when there is one)
 	shards []shard
-	fp8    []uint8  // the cells, when bits = 8
-	fp16   []uint16 // the cells, when bits = 16
 	hasher hashing.Hasher
 
 	bits      uint32
@@ -41,20 +39,9 @@ func newFilter(h *mmapstore.Header, words []uint64) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Filter{shift: 64 - sb, shards: shards, hasher: hashing.NewHasher(hashing.Scheme(h.Hash), h.Seed),
+	f := &Filter{shift: uint8(63 - sb), shards: shards, hasher: hashing.NewHasher(hashing.Scheme(h.Hash), h.Seed),
 		bits: h.CellBits, shardBits: sb, keys: h.Count, cells: h.M, size: h.PayloadLen, p: h.TargetP, words: words}
-	f.view()
 	return f, nil
-}
-
-// view points the cell slices at the payload.
-func (f *Filter) view() {
-	b := asBytes(f.words)
-	if f.bits == 8 {
-		f.fp8 = b
-	} else {
-		f.fp16 = unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/2)
-	}
 }
 
 func (f *Filter) hash(key []byte) uint64 {
@@ -67,11 +54,30 @@ func (f *Filter) hash(key []byte) uint64 {
 // Contains reports whether key may be in the set: false means definitely
 // not; true is wrong for a key outside the set with probability FPR().
 // After Close it reports true (it can rule nothing out).
-func (f *Filter) Contains(key []byte) bool { return f.contains(f.hash(key)) }
+func (f *Filter) Contains(key []byte) bool {
+	// The commonest keys (9 to 16 bytes) are hashed in line: one call per
+	// lookup, as a lookup of a Bloom filter here is.
+	var h uint64
+	if hashing.Short(len(key)) && f.hasher.Scheme() == hashing.Scheme2 {
+		h = f.hasher.Sum9to16(key)
+	} else {
+		h = f.hash(key)
+	}
+	if len(f.shards) == 0 {
+		return true // closed
+	}
+	s := f.shard(h)
+	x := mix(h + s.seed)
+	h0, h1, h2 := cells(x, s.segCountLen, s.segLen, s.mask)
+	if f.bits == 8 {
+		return uint8(fingerprint(x)) == *(*uint8)(unsafe.Add(s.at, h0))^*(*uint8)(unsafe.Add(s.at, h1))^*(*uint8)(unsafe.Add(s.at, h2))
+	}
+	return uint16(fingerprint(x)) == *(*uint16)(unsafe.Add(s.at, 2*h0))^*(*uint16)(unsafe.Add(s.at, 2*h1))^*(*uint16)(unsafe.Add(s.at, 2*h2))
+}
 
 // ContainsString is Contains for a string key, without copying it.
 func (f *Filter) ContainsString(key string) bool {
-	return f.contains(f.hash(unsafe.Slice(unsafe.StringData(key), len(key))))
+	return f.Contains(unsafe.Slice(unsafe.StringData(key), len(key)))
 }
 
 // ContainsDigest is Contains for a digest from Hash, or from bloomkit.Hash
@@ -80,18 +86,30 @@ func (f *Filter) ContainsString(key string) bool {
 // included.
 func (f *Filter) ContainsDigest(d bloomkit.Digest) bool { return f.contains(d.H1) }
 
+// shard returns the shard of digest h: (h >> 1) >> (63 - shard bits) is
+// below the 2^(shard bits) entries of f.shards, so no bounds check is
+// needed. f must not be closed.
+func (f *Filter) shard(h uint64) *shard {
+	if f.shift == 63 {
+		// One shard: its address does not wait for the hash, so its
+		// loads overlap the hashing.
+		return (*shard)(unsafe.Pointer(unsafe.SliceData(f.shards)))
+	}
+	i := (h >> 1) >> (f.shift & 63)
+	return (*shard)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(f.shards)), i*uint64(unsafe.Sizeof(shard{}))))
+}
+
 func (f *Filter) contains(h uint64) bool {
 	if len(f.shards) == 0 {
 		return true // closed
 	}
-	s := &f.shards[h>>f.shift]
+	s := f.shard(h)
 	x := mix(h + s.seed)
 	h0, h1, h2 := cells(x, s.segCountLen, s.segLen, s.mask)
-	b := s.base
 	if f.bits == 8 {
-		return uint8(fingerprint(x)) == f.fp8[b+h0]^f.fp8[b+h1]^f.fp8[b+h2]
+		return uint8(fingerprint(x)) == *(*uint8)(unsafe.Add(s.at, h0))^*(*uint8)(unsafe.Add(s.at, h1))^*(*uint8)(unsafe.Add(s.at, h2))
 	}
-	return uint16(fingerprint(x)) == f.fp16[b+h0]^f.fp16[b+h1]^f.fp16[b+h2]
+	return uint16(fingerprint(x)) == *(*uint16)(unsafe.Add(s.at, 2*h0))^*(*uint16)(unsafe.Add(s.at, 2*h1))^*(*uint16)(unsafe.Add(s.at, 2*h2))
 }
 
 // manyChunk is how many keys ContainsMany hashes and places before it
@@ -113,28 +131,29 @@ func (f *Filter) ContainsMany(keys [][]byte, found []bool) []bool {
 		}
 		return found
 	}
-	var pos [manyChunk][3]uint64
+	var pos [manyChunk][3]unsafe.Pointer
 	var fps [manyChunk]uint64
+	wide := uint64(f.bits / 8) // bytes per cell
 	out := found
 	for len(keys) > 0 {
 		n := min(len(keys), manyChunk)
 		for i, k := range keys[:n] {
 			h := f.hash(k)
-			s := &f.shards[h>>f.shift]
+			s := f.shard(h)
 			x := mix(h + s.seed)
 			h0, h1, h2 := cells(x, s.segCountLen, s.segLen, s.mask)
-			pos[i] = [3]uint64{s.base + h0, s.base + h1, s.base + h2}
+			pos[i] = [3]unsafe.Pointer{unsafe.Add(s.at, wide*h0), unsafe.Add(s.at, wide*h1), unsafe.Add(s.at, wide*h2)}
 			fps[i] = fingerprint(x)
 		}
 		if f.bits == 8 {
-			fp := f.fp8
 			for i := range n {
-				out[i] = uint8(fps[i]) == fp[pos[i][0]]^fp[pos[i][1]]^fp[pos[i][2]]
+				p := &pos[i]
+				out[i] = uint8(fps[i]) == *(*uint8)(p[0])^*(*uint8)(p[1])^*(*uint8)(p[2])
 			}
 		} else {
-			fp := f.fp16
 			for i := range n {
-				out[i] = uint16(fps[i]) == fp[pos[i][0]]^fp[pos[i][1]]^fp[pos[i][2]]
+				p := &pos[i]
+				out[i] = uint16(fps[i]) == *(*uint16)(p[0])^*(*uint16)(p[1])^*(*uint16)(p[2])
 			}
 		}
 		keys, out = keys[n:], out[n:]
@@ -216,7 +235,7 @@ func (f *Filter) Close() error {
 	}
 	err := f.store.CloseFile()
 	if f.store.Closed() {
-		f.shards, f.fp8, f.fp16, f.words = nil, nil, nil, nil
+		f.shards, f.words = nil, nil
 	}
 	return err
 }

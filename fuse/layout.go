@@ -39,11 +39,16 @@ func tableBytes(shardBits uint) uint64 {
 // shard is one shard as a lookup needs it.
 type shard struct {
 	seed        uint64
-	base        uint64 // index of its first cell in the filter's cell array
 	segCountLen uint64 // segCount * segLen
 	segLen      uint64
 	mask        uint64
-	keys        uint64
+	// at is the shard's first cell, inside the filter's payload. The three
+	// cells of any x are below (segCount+2) * segLen, the shard's length,
+	// which decodeTable checked to lie inside the payload: lookups read
+	// through it without bounds checks.
+	at   unsafe.Pointer
+	base uint64 // index of its first cell in the filter's cell array
+	keys uint64
 }
 
 // plan is the layout of a filter before it is built: each shard's
@@ -156,7 +161,7 @@ func decodeTable(h *mmapstore.Header, payload []byte) (shardBits uint, shards []
 		if at != off || n > c || c*cb > size-at {
 			return 0, nil, bad("shard %d: %d keys in %d cells at byte %d (want %d) of %d", i, n, c, at, off, size)
 		}
-		shards[i] = shard{seed: seed, base: at / cb, segCountLen: uint64(g.segCount) << g.segLenLog,
+		shards[i] = shard{seed: seed, base: at / cb, at: unsafe.Pointer(&payload[at]), segCountLen: uint64(g.segCount) << g.segLenLog,
 			segLen: g.segLen(), mask: g.segLen() - 1, keys: n}
 		cells += c
 		keys += n
