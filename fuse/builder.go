@@ -61,9 +61,12 @@ func NewBuilder(path string, p float64, opts ...Option) (*Builder, error) {
 	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("fuse: builder for %s: the folder does not exist: %w", path, ErrInvalid)
 	}
-	max := int(c.memory / 16) // half the budget for digests, half to sort them when they spill
+	// Half the budget for digests, half to sort them when they spill. The
+	// buffer is made whole at once (its pages are taken as it fills), so
+	// that it never grows by copying.
+	max := int(c.memory / 16)
 	return &Builder{path: path, p: p, c: c, bits: bits, hasher: hashing.NewHasher(c.scheme, c.seed),
-		buf: make([]uint64, 0, min(max, 1<<16)), max: max}, nil
+		buf: make([]uint64, 0, max), max: max}, nil
 }
 
 // Add adds key. It returns an error only when a spill fails (a full disk)

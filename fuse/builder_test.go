@@ -138,3 +138,25 @@ func TestBuilderBadArguments(t *testing.T) {
 		require.ErrorIs(t, err, ErrInvalid, "p = %v", p)
 	}
 }
+
+// TestBuilderPathIsFolder: publishing over a folder fails with an error and
+// leaves nothing beside it (the temporary file is removed), spilled or not.
+func TestBuilderPathIsFolder(t *testing.T) {
+	for _, mem := range []uint64{DefaultMemory, 1 << 16} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "f.fuse")
+		require.NoError(t, os.Mkdir(path, 0o755))
+		b, err := NewBuilder(path, 0.01, WithMemory(mem))
+		require.NoError(t, err)
+		for _, k := range keySet(1, 10000) {
+			require.NoError(t, b.Add(k))
+		}
+		require.Error(t, b.Publish())
+		entries, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		require.Len(t, entries, 1, "only the folder")
+		st, err := os.Stat(path)
+		require.NoError(t, err)
+		require.True(t, st.IsDir())
+	}
+}
