@@ -91,6 +91,11 @@ const (
 	Partitioned Variant = 2
 	Counting    Variant = 3
 	Scalable    Variant = 4
+	// Fuse is a static binary fuse filter (package fuse): K = 3, CellBits 8
+	// or 16 (fingerprint bits), M the fingerprints of every shard; its
+	// payload is a shard table and the shards' arrays, checked by the fuse
+	// package.
+	Fuse Variant = 5
 )
 
 func (v Variant) String() string {
@@ -103,6 +108,8 @@ func (v Variant) String() string {
 		return "counting"
 	case Scalable:
 		return "scalable"
+	case Fuse:
+		return "fuse"
 	}
 	return fmt.Sprintf("variant(%d)", uint16(v))
 }
@@ -287,6 +294,8 @@ func (h *Header) Validate() error {
 		want, err = h.arrayLen()
 	case Scalable:
 		want, err = h.stagesLen()
+	case Fuse:
+		want, err = h.fuseLen()
 	default:
 		return fmt.Errorf("%w: unknown variant tag %d", ErrCorrupt, uint16(h.Variant))
 	}
@@ -441,3 +450,19 @@ func slotDamage(b []byte, i int, used Header, err error) error {
 
 // slotFor returns the slot index a header of the given generation is written to.
 func slotFor(generation uint64) int { return int(generation & 1) }
+
+// fuseLen checks a fuse filter's shape and returns its payload length. The
+// shard table in the payload says where each shard's fingerprints are; the
+// fuse package checks it against M and PayloadLen. Here: the shape, and a
+// length that can hold M cells.
+func (h *Header) fuseLen() (uint64, error) {
+	if (h.CellBits != 8 && h.CellBits != 16) || h.K != 3 || h.BlockBits != 0 || len(h.Stages) != 0 {
+		return 0, h.invalid("cell bits %d, k %d, block bits %d, %d stages; want 8 or 16, 3, 0, 0",
+			h.CellBits, h.K, h.BlockBits, len(h.Stages))
+	}
+	if h.M == 0 || h.M > MaxCells/16 || h.PayloadLen%8 != 0 || h.PayloadLen > MaxCells/8 ||
+		h.PayloadLen < SlotSize+CellBytes(h.M, h.CellBits) {
+		return 0, h.invalid("m = %d cells in a payload of %d bytes", h.M, h.PayloadLen)
+	}
+	return h.PayloadLen, nil
+}

@@ -1,0 +1,68 @@
+package benchmarks
+
+import (
+	"io"
+
+	"github.com/bloomkit/bloomkit/fuse"
+)
+
+// bloomkitFuse is bloomkit's static binary fuse filter (sharded, mapped from
+// its file). Build collects the keys and calls fuse.Build.
+type bloomkitFuse struct{ f *fuse.Filter }
+
+func (x bloomkitFuse) Add([]byte)                  { panic(errStatic) }
+func (x bloomkitFuse) Contains(key []byte) bool    { return x.f.Contains(key) }
+func (x bloomkitFuse) Bytes() uint64               { return x.f.Bytes() }
+func (x bloomkitFuse) WriteFile(path string) error { return x.f.WriteFile(path) }
+func (x bloomkitFuse) ContainsMany(keys [][]byte, found []bool) []bool {
+	return x.f.ContainsMany(keys, found)
+}
+
+func buildBloomkitFuse(p float64) func(keys KeySource, n uint64) (Filter, error) {
+	return func(keys KeySource, n uint64) (Filter, error) {
+		all := make([][]byte, 0, n)
+		for c := keys.Next(); c != nil; c = keys.Next() {
+			for _, k := range c {
+				all = append(all, append([]byte(nil), k...))
+			}
+		}
+		f, err := fuse.Build(all, p)
+		if err != nil {
+			return nil, err
+		}
+		return bloomkitFuse{f}, nil
+	}
+}
+
+func openBloomkitFuse(path string) (Filter, io.Closer, error) {
+	f, err := fuse.OpenReadOnly(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return bloomkitFuse{f}, f, nil
+}
+
+func init() {
+	register(&Variant{
+		Name:              "fuse",
+		Library:           "github.com/bloomkit/bloomkit/fuse",
+		Kind:              KindStatic,
+		Ours:              true,
+		Design:            "binary fuse filter, 8-bit fingerprints, sharded by digest prefix (static, built in parallel)",
+		ConcurrentLookups: true,
+		Build:             buildBloomkitFuse(fuse.Rate8),
+		Rate:              fuse.Rate8,
+		Open:              openBloomkitFuse,
+	})
+	register(&Variant{
+		Name:              "fuse-16",
+		Library:           "github.com/bloomkit/bloomkit/fuse",
+		Kind:              KindStatic,
+		Ours:              true,
+		Design:            "binary fuse filter, 16-bit fingerprints, sharded by digest prefix (static, built in parallel)",
+		ConcurrentLookups: true,
+		Build:             buildBloomkitFuse(fuse.Rate16),
+		Rate:              fuse.Rate16,
+		Open:              openBloomkitFuse,
+	})
+}

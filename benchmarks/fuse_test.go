@@ -1,0 +1,137 @@
+package benchmarks
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/FastFilter/xorfilter"
+	"github.com/zeebo/xxh3"
+
+	"github.com/bloomkit/bloomkit/fuse"
+)
+
+// BenchmarkFuseDuel measures bloomkit's fuse filter against
+// FastFilter/xorfilter's BinaryFuse8 (8-bit) and BinaryFuse[uint16]
+// (16-bit), in turns as BenchmarkDuel does, on 16-byte keys that both
+// hash with XXH3-64 (inside each lookup and each build):
+//
+//	go test -run '^$' -bench 'FuseDuel' -benchtime 200x -count 5
+//
+// op=hit and op=miss report each filter's median ns/key over 4096-key
+// turns and the ratio fuse/xorfilter; op=build builds both from the same
+// keys each round (ours on every core, xorfilter's on one, as it is) and
+// reports ns/key of each and the ratio.
+func BenchmarkFuseDuel(b *testing.B) {
+	for _, n := range []int{1e6, 1e7} {
+		keys := NewKeySet(Key16, SetPositive, 0, n)
+		absent := NewKeySet(Key16, SetNegative, 0, 1<<20)
+		all := make([][]byte, n)
+		for i := range all {
+			all[i] = keys.At(i)
+		}
+		for _, bits := range []int{8, 16} {
+			p := fuse.Rate8
+			if bits == 16 {
+				p = fuse.Rate16
+			}
+			name := fmt.Sprintf("n=%s/bits=%d", FormatCount(uint64(n)), bits)
+			b.Run(name+"/op=build", func(b *testing.B) { fuseBuildDuel(b, all, p, bits) })
+			ours, err := fuse.Build(all, p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			theirs := xorContains(all, bits)
+			runtime.GC()
+			for _, op := range []string{"hit", "miss"} {
+				set := keys
+				if op == "miss" {
+					set = absent
+				}
+				b.Run(name+"/op="+op, func(b *testing.B) {
+					run := []func() float64{
+						lookupTurns(bloomkitFuse{ours}, set, 4096),
+						lookupTurns(theirs, set, 4096),
+					}
+					duelReport(b, run)
+				})
+			}
+		}
+	}
+}
+
+// xorFilter looks keys up in an xorfilter binary fuse filter, hashing each
+// with XXH3-64.
+type xorFilter struct{ contains func(uint64) bool }
+
+func (x xorFilter) Add([]byte)               { panic(errStatic) }
+func (x xorFilter) Contains(key []byte) bool { return x.contains(xxh3.Hash(key)) }
+func (x xorFilter) Bytes() uint64            { return 0 }
+
+// xorBuild hashes keys and builds xorfilter's filter of bits.
+func xorBuild(keys [][]byte, bits int) (func(uint64) bool, error) {
+	hs := make([]uint64, len(keys))
+	for i, k := range keys {
+		hs[i] = xxh3.Hash(k)
+	}
+	if bits == 8 {
+		f, err := xorfilter.PopulateBinaryFuse8(hs)
+		if err != nil {
+			return nil, err
+		}
+		return f.Contains, nil
+	}
+	f, err := xorfilter.NewBinaryFuse[uint16](hs)
+	if err != nil {
+		return nil, err
+	}
+	return f.Contains, nil
+}
+
+func xorContains(keys [][]byte, bits int) Filter {
+	c, err := xorBuild(keys, bits)
+	if err != nil {
+		panic(err)
+	}
+	return xorFilter{c}
+}
+
+func fuseBuildDuel(b *testing.B, keys [][]byte, p float64, bits int) {
+	n := float64(len(keys))
+	run := []func() float64{
+		func() float64 {
+			runtime.GC()
+			start := time.Now()
+			if _, err := fuse.Build(keys, p); err != nil {
+				b.Fatal(err)
+			}
+			return float64(time.Since(start).Nanoseconds()) / n
+		},
+		func() float64 {
+			runtime.GC()
+			start := time.Now()
+			if _, err := xorBuild(keys, bits); err != nil {
+				b.Fatal(err)
+			}
+			return float64(time.Since(start).Nanoseconds()) / n
+		},
+	}
+	duelReport(b, run)
+}
+
+// duelReport runs run[0] (fuse) and run[1] (xorfilter) in alternating
+// order each round and reports their medians and the ratio.
+func duelReport(b *testing.B, run []func() float64) {
+	times := make([][]float64, 2)
+	for r := 0; b.Loop(); r++ {
+		for t := range run {
+			i := (t + r) % 2
+			times[i] = append(times[i], run[i]())
+		}
+	}
+	ours, theirs := median(times[0]), median(times[1])
+	b.ReportMetric(ours, "fuse-ns/key")
+	b.ReportMetric(theirs, "xorfilter-ns/key")
+	b.ReportMetric(ours/theirs, "fuse/xorfilter")
+}
