@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -157,3 +158,9 @@ func readReply(rd *bufio.Reader) (string, error) {
 	}
 	return "", fmt.Errorf("bad reply line %q", line)
 }
+
+func redisClient(addr, pass string) *redis.Client {
+	return redis.NewClient(&redis.Options{Addr: addr, Password: pass, MaxRetries: -1})
+}
+
+func removeFile(p string) error { return os.Remove(p) }
