@@ -320,3 +320,19 @@ func scanOptions(args [][]byte) (pattern string, count int, typ string, err erro
 	}
 	return pattern, count, typ, nil
 }
+
+// cmdConfig answers CONFIG GET with no parameters (the server has no
+// Redis configuration to show; redis-benchmark and some clients ask), and
+// refuses CONFIG SET.
+func cmdConfig(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) < 2 {
+		arity(c, cl)
+		return
+	}
+	switch strings.ToLower(string(args[1])) {
+	case "get":
+		c.WriteArray(0)
+	default:
+		c.WriteError("ERR CONFIG " + clip(args[1], 32) + " is not supported by bloomkit serve (its settings are flags)")
+	}
+}

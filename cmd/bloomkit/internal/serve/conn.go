@@ -55,7 +55,7 @@ func init() {
 		"select": cmdSelect, "client": cmdClient, "command": cmdCommand,
 		"info": cmdInfo, "dbsize": cmdDBSize, "exists": cmdExistsKeys,
 		"type": cmdType, "del": cmdDel, "unlink": cmdDel, "keys": cmdKeys,
-		"scan": cmdScan, "quit": cmdQuit,
+		"scan": cmdScan, "quit": cmdQuit, "config": cmdConfig,
 	}
 }
 

@@ -153,6 +153,7 @@ var commandTable = []struct {
 	{"type", 2, []string{"readonly", "fast"}, 1}, {"del", -2, []string{"write"}, 1},
 	{"unlink", -2, []string{"write", "fast"}, 1}, {"keys", 2, []string{"readonly"}, 0},
 	{"scan", -2, []string{"readonly"}, 0}, {"quit", -1, []string{"noauth", "fast"}, 0},
+	{"config", -2, []string{"admin"}, 0},
 }
 
 // cmdCommand: COMMAND, COMMAND COUNT, COMMAND INFO name..., COMMAND DOCS.

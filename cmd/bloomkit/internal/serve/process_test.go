@@ -52,7 +52,9 @@ type child struct {
 	addr string
 }
 
-func startChild(t *testing.T, dir string) *child {
+func startChild(t *testing.T, dir string) *child { return startChildB(t, dir) }
+
+func startChildB(t testing.TB, dir string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "BLOOMKIT_SERVE_CHILD="+dir)
