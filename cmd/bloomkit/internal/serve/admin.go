@@ -321,18 +321,29 @@ func scanOptions(args [][]byte) (pattern string, count int, typ string, err erro
 	return pattern, count, typ, nil
 }
 
-// cmdConfig answers CONFIG GET with no parameters (the server has no
-// Redis configuration to show; redis-benchmark and some clients ask), and
-// refuses CONFIG SET.
+// cmdConfig answers CONFIG GET for the two persistence settings that
+// redis-benchmark and some clients read (the server has neither RDB nor
+// AOF: "save" is empty, "appendonly" no) and nothing else; CONFIG SET and
+// the rest are refused, since the settings are flags.
 func cmdConfig(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	if len(args) < 2 {
 		arity(c, cl)
 		return
 	}
-	switch strings.ToLower(string(args[1])) {
-	case "get":
-		c.WriteArray(0)
-	default:
+	if strings.ToLower(string(args[1])) != "get" {
 		c.WriteError("ERR CONFIG " + clip(args[1], 32) + " is not supported by bloomkit serve (its settings are flags)")
+		return
+	}
+	var out []string
+	for _, a := range args[2:] {
+		for _, kv := range [][2]string{{"save", ""}, {"appendonly", "no"}} {
+			if match.Match(kv[0], strings.ToLower(string(a))) {
+				out = append(out, kv[0], kv[1])
+			}
+		}
+	}
+	c.WriteArray(len(out))
+	for _, v := range out {
+		c.WriteBulkString(v)
 	}
 }

@@ -78,3 +78,48 @@ func TestGoRedis(t *testing.T) {
 	require.Equal(t, int64(1), n)
 	require.Equal(t, int64(2), c.DBSize(ctx).Val())
 }
+
+// TestRawReplies: the connection commands' replies as a raw client sees
+// them (redis-cli's view), errors included.
+func TestRawReplies(t *testing.T) {
+	ts := start(t, cfgWith(nil))
+	r := dialRaw(t, ts.addr)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"PING"}, "+PONG"},
+		{[]string{"ping", "hi"}, "$hi"},
+		{[]string{"HELLO", "3"}, "-NOPROTO sorry, this protocol version is not supported"},
+		{[]string{"HELLO", "x"}, "-ERR Protocol version is not an integer or out of range"},
+		{[]string{"HELLO", "2", "SETNAME", "me"}, "*[$server $redis $version $7.0.0 $proto :2 $id :1 $mode $standalone $role $master $modules *[]]"},
+		{[]string{"CLIENT", "GETNAME"}, "$me"},
+		{[]string{"CLIENT", "SETINFO", "LIB-NAME", "x"}, "+OK"},
+		{[]string{"CLIENT", "KILL"}, "-ERR unknown subcommand 'KILL'. Try CLIENT HELP."},
+		{[]string{"SELECT", "0"}, "+OK"},
+		{[]string{"SELECT", "3"}, "-ERR DB index is out of range"},
+		{[]string{"AUTH", "x"}, "-ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"},
+		{[]string{"COMMAND", "COUNT"}, ":25"},
+		{[]string{"COMMAND", "INFO", "bf.add", "nope"}, "*[*[$bf.add :3 *[+write +denyoom] :1 :1 :1 *[]] $nil]"},
+		{[]string{"CONFIG", "GET", "save"}, "*[$save $]"},
+		{[]string{"CONFIG", "SET", "save", ""}, "-ERR CONFIG SET is not supported by bloomkit serve (its settings are flags)"},
+		{[]string{"BF.ADD", "k", "v"}, ":1"},
+		{[]string{"TYPE", "k"}, "+MBbloom--"},
+		{[]string{"SCAN", "0", "MATCH", "k*", "COUNT", "5"}, "*[$0 *[$k]]"},
+		{[]string{"EXISTS", "k", "k", "zz"}, ":2"},
+		{[]string{"DBSIZE"}, ":1"},
+		{[]string{"BF.INFO", "k", "EXPANSION"}, "*[:2]"},
+		{[]string{"BF.ADD", "k"}, "-ERR wrong number of arguments for 'bf.add' command"},
+		{[]string{"Nope", "a", "b"}, "-ERR unknown command 'Nope', with args beginning with: 'a' 'b' "},
+		{[]string{"DEL", "k"}, ":1"},
+		{[]string{"TYPE", "k"}, "+none"},
+		{[]string{"QUIT"}, "+OK"},
+	} {
+		require.Equal(t, c.want, r.do(c.args...), "%q", c.args)
+	}
+	info := redisClient(ts.addr, "").Info(context.Background()).Val()
+	for _, want := range []string{"# Server", "redis_version:7.0.0", "# Clients", "connected_clients:", "# Stats",
+		"total_commands_processed:", "keyspace_hits:", "filter_swaps:0", "# Keyspace", "# Filters"} {
+		require.Contains(t, info, want)
+	}
+}
