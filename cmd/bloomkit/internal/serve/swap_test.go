@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bloomkit/bloomkit/mmapstore"
 	"github.com/bloomkit/bloomkit/partitioned"
 	"github.com/bloomkit/bloomkit/scalable"
 )
@@ -165,4 +167,49 @@ func TestRemovedAndNewFiles(t *testing.T) {
 
 func infoFilters(c *redis.Client) string {
 	return c.Info(context.Background(), "filters").Val()
+}
+
+// TestDamagedPublishRefused: a build whose payload fails its checksum,
+// renamed over a served file, is refused with a log line and a counter;
+// the filter in service keeps answering.
+func TestDamagedPublishRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "k.bloom")
+	publish(t, path, 1000, "good")
+	ts := start(t, cfgWith(func(c *Config) { c.Dir = dir }))
+	c := ts.client(t)
+	ctx := context.Background()
+	require.True(t, c.BFExists(ctx, "k", "good").Val())
+
+	bad := filepath.Join(t.TempDir(), "bad.bloom")
+	publish(t, bad, 1000, "bad")
+	raw, err := os.ReadFile(bad)
+	require.NoError(t, err)
+	raw[len(raw)-1] ^= 0xff // a payload byte: the header still passes
+	require.NoError(t, os.WriteFile(path+".tmp", raw, 0o644))
+	require.NoError(t, os.Rename(path+".tmp", path))
+
+	require.Eventually(t, func() bool { return strings.Contains(ts.logs.String(), "file refused") }, 5*time.Second, 5*time.Millisecond)
+	require.True(t, c.BFExists(ctx, "k", "good").Val())
+	require.False(t, c.BFExists(ctx, "k", "bad").Val())
+	require.Contains(t, c.Info(ctx, "stats").Val(), "filter_files_refused:1")
+	publish(t, path, 1000, "good", "fixed")
+	require.Eventually(t, func() bool { return c.BFExists(ctx, "k", "fixed").Val() }, 5*time.Second, 5*time.Millisecond)
+}
+
+// TestFixedVariantCounting: -fixed-variant counting makes NONSCALING
+// filters counting filters.
+func TestFixedVariantCounting(t *testing.T) {
+	ts := start(t, cfgWith(func(c *Config) { c.FixedVariant = "counting" }))
+	c := ts.client(t)
+	ctx := context.Background()
+	require.NoError(t, c.BFReserve(ctx, "cnt", 0.01, 100).Err())
+	require.NoError(t, c.Do(ctx, "BF.RESERVE", "fix", "0.01", "100", "NONSCALING").Err())
+	require.True(t, c.BFAdd(ctx, "fix", "a").Val())
+	info := infoFilters(c)
+	require.Contains(t, info, "name=fix,variant=counting,mode=write")
+	require.Contains(t, info, "name=cnt,variant=scalable")
+	h, err := mmapstore.ReadHeader(filepath.Join(ts.cfg.Dir, "fix.bloom"))
+	require.NoError(t, err)
+	require.Equal(t, mmapstore.Counting, h.Variant)
 }
