@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/serve"
+)
+
+// serveCommand is `bloomkit serve`: the filter files of a folder as a
+// RedisBloom-compatible server (internal/serve; docs/serve.md).
+func serveCommand(fs *flag.FlagSet, std stdio) func(args []string) error {
+	cfg := serve.Defaults()
+	fs.StringVar(&cfg.Dir, "dir", "", "folder of filter files; DIR/NAME.bloom is the key NAME (required)")
+	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "address to listen on; anything but loopback needs -requirepass or -insecure-no-auth")
+	fs.StringVar(&cfg.Password, "requirepass", "", "password clients must give with AUTH (visible in ps: prefer -requirepass-file)")
+	passFile := fs.String("requirepass-file", "", "file whose first line is the AUTH password")
+	noAuth := fs.Bool("insecure-no-auth", false, "allow a non-loopback -addr without a password")
+	fs.DurationVar(&cfg.FsyncInterval, "fsync-interval", cfg.FsyncInterval, "sync written filters this often (like appendfsync everysec); kill -9 loses at most this much")
+	fs.DurationVar(&cfg.WatchInterval, "watch-interval", cfg.WatchInterval, "look for files published over served ones this often")
+	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", cfg.IdleTimeout, "close clients idle this long (0: never)")
+	fs.IntVar(&cfg.MaxClients, "max-clients", cfg.MaxClients, "clients served at once; more get \"ERR max number of clients reached\"")
+	fs.IntVar(&cfg.MaxArgs, "max-args", cfg.MaxArgs, "arguments in one command")
+	fs.IntVar(&cfg.MaxBulk, "max-bulk", cfg.MaxBulk, "bytes in one argument (a key or an item)")
+	fs.IntVar(&cfg.MaxCommand, "max-command", cfg.MaxCommand, "bytes in one command")
+	maxFilter := sizeFlag{cfg.MaxFilterBytes}
+	fs.Var(&maxFilter, "max-filter-bytes", "largest filter BF.RESERVE or BF.ADD may create, and a scalable filter may grow to (forms like 512MB, 4GiB)")
+	var maxDir sizeFlag
+	fs.Var(&maxDir, "max-dir-bytes", "refuse to create a filter that would take the filter files in DIR past this (default: no limit)")
+	journal := sizeFlag{cfg.JournalBytes}
+	fs.Var(&journal, "journal-bytes", "key bytes kept per written filter to add again to a file published over it")
+	fs.StringVar(&cfg.FixedVariant, "fixed-variant", cfg.FixedVariant, "variant of NONSCALING filters: partitioned, standard or counting")
+	fs.Uint64Var(&cfg.DefaultCap, "default-capacity", cfg.DefaultCap, "capacity of a filter created by BF.ADD/BF.MADD (RedisBloom: 100)")
+	fs.Float64Var(&cfg.DefaultRate, "default-error-rate", cfg.DefaultRate, "error rate of a filter created by BF.ADD/BF.MADD (RedisBloom: 0.01)")
+	return func(args []string) error {
+		if len(args) > 0 {
+			return fmt.Errorf("unexpected arguments %q: serve takes flags only", args)
+		}
+		cfg.MaxFilterBytes, cfg.MaxDirBytes, cfg.JournalBytes = maxFilter.bytes, maxDir.bytes, journal.bytes
+		if *passFile != "" {
+			b, err := os.ReadFile(*passFile)
+			if err != nil {
+				return err
+			}
+			cfg.Password = strings.TrimRight(strings.SplitN(string(b), "\n", 2)[0], "\r")
+			if cfg.Password == "" {
+				return fmt.Errorf("-requirepass-file %s: the first line is empty", *passFile)
+			}
+		}
+		if cfg.Password == "" && !*noAuth && !loopback(cfg.Addr) {
+			return fmt.Errorf("-addr %s is not a loopback address: give -requirepass-file (or -requirepass), or -insecure-no-auth", cfg.Addr)
+		}
+		cfg.Logger = slog.New(slog.NewTextHandler(std.err, nil))
+		s, err := serve.New(cfg)
+		if err != nil {
+			return err
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+		defer stop()
+		return s.Serve(ctx)
+	}
+}
+
+// loopback reports whether addr's host can only be reached from this machine.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,349 @@
+package serve
+
+import (
+	"crypto/subtle"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/match"
+	"github.com/tidwall/redcon"
+)
+
+func cmdPing(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	switch len(args) {
+	case 1:
+		c.WriteString("PONG")
+	case 2:
+		c.WriteBulk(args[1])
+	default:
+		arity(c, cl)
+	}
+}
+
+func cmdEcho(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) != 2 {
+		arity(c, cl)
+		return
+	}
+	c.WriteBulk(args[1])
+}
+
+func cmdQuit(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	c.WriteString("OK")
+	c.Close()
+}
+
+// cmdHello answers HELLO [2 [AUTH user pass] [SETNAME name]] in RESP2;
+// HELLO 3 gets Redis's NOPROTO error, on which RESP3-first clients (go-redis
+// v9, redis-py, Lettuce) fall back to RESP2.
+func cmdHello(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) > 1 {
+		v, err := strconv.Atoi(string(args[1]))
+		if err != nil {
+			c.WriteError("ERR Protocol version is not an integer or out of range")
+			return
+		}
+		if v != 2 {
+			c.WriteError("NOPROTO sorry, this protocol version is not supported")
+			return
+		}
+	}
+	for i := 2; i < len(args); i++ {
+		switch strings.ToUpper(string(args[i])) {
+		case "AUTH":
+			if i+2 >= len(args) {
+				c.WriteError("ERR Syntax error in HELLO option 'auth'")
+				return
+			}
+			if !s.checkPassword(c, cl, args[i+2]) {
+				return
+			}
+			i += 2
+		case "SETNAME":
+			if i+1 >= len(args) {
+				c.WriteError("ERR Syntax error in HELLO option 'setname'")
+				return
+			}
+			cl.name = string(args[i+1])
+			i++
+		default:
+			c.WriteError("ERR Syntax error in HELLO option '" + clip(args[i], 64) + "'")
+			return
+		}
+	}
+	if !cl.authed {
+		c.WriteError("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		return
+	}
+	c.WriteArray(14)
+	for _, kv := range [][2]string{{"server", "redis"}, {"version", redisVersion}} {
+		c.WriteBulkString(kv[0])
+		c.WriteBulkString(kv[1])
+	}
+	c.WriteBulkString("proto")
+	c.WriteInt(2)
+	c.WriteBulkString("id")
+	c.WriteUint64(s.stats.conns.Load())
+	c.WriteBulkString("mode")
+	c.WriteBulkString("standalone")
+	c.WriteBulkString("role")
+	c.WriteBulkString("master")
+	c.WriteBulkString("modules")
+	c.WriteArray(0)
+}
+
+// redisVersion is the Redis version the server reports to clients that
+// check it; the commands are those of Redis 7.0 with RedisBloom 2.6.
+const redisVersion = "7.0.0"
+
+func cmdAuth(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) != 2 && len(args) != 3 {
+		arity(c, cl)
+		return
+	}
+	if s.cfg.Password == "" {
+		c.WriteError("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+		return
+	}
+	if len(args) == 3 && string(args[1]) != "default" {
+		c.WriteError("WRONGPASS invalid username-password pair or user is disabled.")
+		return
+	}
+	if s.checkPassword(c, cl, args[len(args)-1]) {
+		c.WriteString("OK")
+	}
+}
+
+func (s *Server) checkPassword(c redcon.Conn, cl *client, pass []byte) bool {
+	if s.cfg.Password != "" && subtle.ConstantTimeCompare(pass, []byte(s.cfg.Password)) != 1 {
+		s.clientError(c.RemoteAddr(), "wrong password")
+		c.WriteError("WRONGPASS invalid username-password pair or user is disabled.")
+		return false
+	}
+	cl.authed = true
+	return true
+}
+
+func cmdSelect(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) != 2 {
+		arity(c, cl)
+		return
+	}
+	n, err := strconv.Atoi(string(args[1]))
+	switch {
+	case err != nil:
+		c.WriteError("ERR value is not an integer or out of range")
+	case n != 0:
+		c.WriteError("ERR DB index is out of range")
+	default:
+		c.WriteString("OK")
+	}
+}
+
+func cmdClient(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) < 2 {
+		arity(c, cl)
+		return
+	}
+	sub := strings.ToLower(string(args[1]))
+	want := map[string]int{"setname": 3, "getname": 2, "setinfo": 4, "id": 2}
+	n, ok := want[sub]
+	switch {
+	case !ok:
+		c.WriteError("ERR unknown subcommand '" + clip(args[1], 64) + "'. Try CLIENT HELP.")
+	case len(args) != n:
+		c.WriteError("ERR wrong number of arguments for 'client|" + sub + "' command")
+	case sub == "setname":
+		cl.name = string(args[2])
+		c.WriteString("OK")
+	case sub == "getname":
+		if cl.name == "" {
+			c.WriteNull()
+		} else {
+			c.WriteBulkString(cl.name)
+		}
+	case sub == "setinfo":
+		c.WriteString("OK")
+	default:
+		c.WriteInt64(int64(s.stats.conns.Load()))
+	}
+}
+
+func cmdDBSize(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) != 1 {
+		arity(c, cl)
+		return
+	}
+	names, err := s.names()
+	if err != nil {
+		c.WriteError("ERR " + err.Error())
+		return
+	}
+	c.WriteInt(len(names))
+}
+
+// present reports whether key has a filter file (a name that could not be
+// a key has none).
+func (s *Server) present(key []byte) bool {
+	_, err := s.lookup(key)
+	return err == nil
+}
+
+func cmdExistsKeys(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) < 2 {
+		arity(c, cl)
+		return
+	}
+	n := 0
+	for _, k := range args[1:] {
+		if s.present(k) {
+			n++
+		}
+	}
+	c.WriteInt(n)
+}
+
+func cmdType(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) != 2 {
+		arity(c, cl)
+		return
+	}
+	if s.present(args[1]) {
+		c.WriteString("MBbloom--") // RedisBloom's type name
+	} else {
+		c.WriteString("none")
+	}
+}
+
+func cmdDel(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) < 2 {
+		arity(c, cl)
+		return
+	}
+	n := 0
+	for _, k := range args[1:] {
+		ok, err := s.remove(k)
+		if err != nil {
+			s.keyError(c, err)
+			return
+		}
+		if ok {
+			n++
+		}
+	}
+	c.WriteInt(n)
+}
+
+func cmdKeys(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) != 2 {
+		arity(c, cl)
+		return
+	}
+	names, err := s.names()
+	if err != nil {
+		c.WriteError("ERR " + err.Error())
+		return
+	}
+	var out []string
+	for _, n := range names {
+		if match.Match(n, string(args[1])) {
+			out = append(out, n)
+		}
+	}
+	c.WriteArray(len(out))
+	for _, n := range out {
+		c.WriteBulkString(n)
+	}
+}
+
+// cmdScan: SCAN cursor [MATCH pattern] [COUNT n] [TYPE t]; the cursor is
+// a position in the sorted list of names.
+func cmdScan(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) < 2 || len(args)%2 != 0 {
+		arity(c, cl)
+		return
+	}
+	cursor, err := strconv.ParseUint(string(args[1]), 10, 64)
+	if err != nil {
+		c.WriteError("ERR invalid cursor")
+		return
+	}
+	pattern, count, typ, err := scanOptions(args[2:])
+	if err != nil {
+		c.WriteError(err.Error())
+		return
+	}
+	names, err := s.names()
+	if err != nil {
+		c.WriteError("ERR " + err.Error())
+		return
+	}
+	var out []string
+	i := cursor
+	for ; i < uint64(len(names)) && i < cursor+uint64(count); i++ {
+		if match.Match(names[i], pattern) && (typ == "" || strings.EqualFold(typ, "MBbloom--")) {
+			out = append(out, names[i])
+		}
+	}
+	if i >= uint64(len(names)) {
+		i = 0
+	}
+	c.WriteArray(2)
+	c.WriteBulkString(strconv.FormatUint(i, 10))
+	c.WriteArray(len(out))
+	for _, n := range out {
+		c.WriteBulkString(n)
+	}
+}
+
+func scanOptions(args [][]byte) (pattern string, count int, typ string, err error) {
+	pattern, count = "*", 10
+	for i := 0; i+1 < len(args); i += 2 {
+		v := string(args[i+1])
+		switch strings.ToUpper(string(args[i])) {
+		case "MATCH":
+			pattern = v
+		case "COUNT":
+			count, err = strconv.Atoi(v)
+			if err != nil {
+				return "", 0, "", errors.New("ERR value is not an integer or out of range")
+			}
+			if count < 1 {
+				return "", 0, "", errors.New("ERR syntax error")
+			}
+		case "TYPE":
+			typ = v
+		default:
+			return "", 0, "", errors.New("ERR syntax error")
+		}
+	}
+	return pattern, count, typ, nil
+}
+
+// cmdConfig answers CONFIG GET for the two persistence settings that
+// redis-benchmark and some clients read (the server has neither RDB nor
+// AOF: "save" is empty, "appendonly" no) and nothing else; CONFIG SET and
+// the rest are refused, since the settings are flags.
+func cmdConfig(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) < 2 {
+		arity(c, cl)
+		return
+	}
+	if strings.ToLower(string(args[1])) != "get" {
+		c.WriteError("ERR CONFIG " + clip(args[1], 32) + " is not supported by bloomkit serve (its settings are flags)")
+		return
+	}
+	var out []string
+	for _, a := range args[2:] {
+		for _, kv := range [][2]string{{"save", ""}, {"appendonly", "no"}} {
+			if match.Match(kv[0], strings.ToLower(string(a))) {
+				out = append(out, kv[0], kv[1])
+			}
+		}
+	}
+	c.WriteArray(len(out))
+	for _, v := range out {
+		c.WriteBulkString(v)
+	}
+}

@@ -1,0 +1,234 @@
+package serve
+
+import (
+	"bufio"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bloomkit/bloomkit/partitioned"
+)
+
+// benchServer serves one partitioned filter "f": n keys ("key-0" ...), n
+// from $BLOOMKIT_SERVE_BENCH_N (default 1e6), or the file
+// $BLOOMKIT_SERVE_BENCH_FILE (keys "1", "2", ... as `seq` writes them).
+func benchServer(b *testing.B) (*testServer, int) {
+	dir := b.TempDir()
+	if file := os.Getenv("BLOOMKIT_SERVE_BENCH_FILE"); file != "" {
+		abs, err := filepath.Abs(file)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Symlink(abs, filepath.Join(dir, "f.bloom")); err != nil {
+			b.Fatal(err)
+		}
+		benchKey = func(i int) string { return strconv.Itoa(i + 1) }
+		return start(b, cfgWith(func(c *Config) { c.Dir = dir })), 100_000_000
+	}
+	benchKey = func(i int) string { return "key-" + strconv.Itoa(i) }
+	n := 1_000_000
+	if v := os.Getenv("BLOOMKIT_SERVE_BENCH_N"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = int(f)
+	}
+	f, err := partitioned.CreateTemp(filepath.Join(dir, "f.bloom"), uint64(n), 0.01)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bl := f.Builder()
+	for i := range n {
+		bl.Add([]byte(benchKey(i)))
+	}
+	bl.Flush()
+	if err := f.Publish(); err != nil {
+		b.Fatal(err)
+	}
+	return start(b, cfgWith(func(c *Config) { c.Dir = dir })), n
+}
+
+// benchKey is the i-th key the benchmark filter holds.
+var benchKey func(i int) string
+
+// pipeline sends batches of pre-encoded commands and reads the replies.
+func runPipeline(b *testing.B, addr string, cmds [][]byte, depth, keysPer int) {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	rd := bufio.NewReaderSize(c, 1<<16)
+	var batch []byte
+	b.ResetTimer()
+	for i := 0; i < b.N; i += depth {
+		batch = batch[:0]
+		m := min(depth, b.N-i)
+		for j := range m {
+			batch = append(batch, cmds[(i+j)%len(cmds)]...)
+		}
+		if _, err := c.Write(batch); err != nil {
+			b.Fatal(err)
+		}
+		for range m {
+			if err := skipReply(rd); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N*keysPer)/b.Elapsed().Seconds(), "keys/s")
+}
+
+// skipReply reads one integer or array-of-integers reply.
+func skipReply(rd *bufio.Reader) error {
+	line, err := rd.ReadSlice('\n')
+	if err != nil {
+		return err
+	}
+	switch line[0] {
+	case ':':
+		return nil
+	case '*':
+		n, _ := strconv.Atoi(string(line[1 : len(line)-2]))
+		for range n {
+			if err := skipReply(rd); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("unexpected reply %q", line)
+}
+
+func existsCmds(n, count int) [][]byte {
+	cmds := make([][]byte, count)
+	for i := range cmds {
+		// Half present, half absent keys.
+		k := benchKey((i * 7919) % n)
+		if i%2 == 1 {
+			k = "absent-" + strconv.Itoa(i)
+		}
+		cmds[i] = []byte(encode("BF.EXISTS", "f", k))
+	}
+	return cmds
+}
+
+// BenchmarkExists: BF.EXISTS one at a time (depth=1) and pipelined.
+func BenchmarkExists(b *testing.B) {
+	ts, n := benchServer(b)
+	cmds := existsCmds(n, 4096)
+	for _, depth := range []int{1, 16, 100} {
+		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
+			runPipeline(b, ts.addr, cmds, depth, 1)
+		})
+	}
+}
+
+// BenchmarkMExists: BF.MEXISTS of 100 keys per call (the batch path).
+func BenchmarkMExists(b *testing.B) {
+	ts, n := benchServer(b)
+	cmds := make([][]byte, 64)
+	for i := range cmds {
+		args := []string{"BF.MEXISTS", "f"}
+		for j := range 100 {
+			k := benchKey(((i*100 + j) * 7919) % n)
+			if j%2 == 1 {
+				k = "absent-" + strconv.Itoa(i*100+j)
+			}
+			args = append(args, k)
+		}
+		cmds[i] = []byte(encode(args...))
+	}
+	for _, depth := range []int{1, 4} {
+		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
+			runPipeline(b, ts.addr, cmds, depth, 100)
+		})
+	}
+}
+
+// BenchmarkRestart: a server process started over a folder that holds the
+// filter file $BLOOMKIT_SERVE_BENCH_FILE (as key "f"), timed from the start
+// of the process to its first answer to BF.EXISTS; reports that time and
+// the process's anonymous (non-file) resident memory after 100,000
+// BF.MEXISTS of 100 keys, beside the mapped file pages it holds.
+func BenchmarkRestart(b *testing.B) {
+	file := os.Getenv("BLOOMKIT_SERVE_BENCH_FILE")
+	if file == "" {
+		b.Skip("set BLOOMKIT_SERVE_BENCH_FILE to a filter file (docs/serve.md: a 1 GB one)")
+	}
+	dir := b.TempDir()
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Symlink(abs, filepath.Join(dir, "f.bloom")); err != nil {
+		b.Fatal(err)
+	}
+	var first time.Duration
+	var anon, fileRSS float64
+	for range b.N {
+		t0 := time.Now()
+		ch := startChildB(b, dir)
+		r := dialRaw(b, ch.addr)
+		if got := r.do("BF.EXISTS", "f", "1"); got[0] != ':' {
+			b.Fatalf("first answer %q", got)
+		}
+		first += time.Since(t0)
+		anon, fileRSS = loadAndMeasure(b, ch)
+		ch.cmd.Process.Kill()
+		ch.cmd.Wait()
+	}
+	b.ReportMetric(float64(first.Milliseconds())/float64(b.N), "ms-to-first-answer")
+	b.ReportMetric(anon, "MB-rss-anon")
+	b.ReportMetric(fileRSS, "MB-rss-file")
+}
+
+// loadAndMeasure sends 100,000 BF.MEXISTS of 100 random keys, then reads
+// the process's RssAnon and RssFile.
+func loadAndMeasure(b *testing.B, ch *child) (anon, file float64) {
+	c, err := net.Dial("tcp", ch.addr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	rd := bufio.NewReaderSize(c, 1<<16)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 100_000; i += 10 {
+		var batch []byte
+		for range 10 {
+			args := []string{"BF.MEXISTS", "f"}
+			for range 100 {
+				args = append(args, strconv.Itoa(rng.IntN(200_000_000)))
+			}
+			batch = append(batch, encode(args...)...)
+		}
+		c.Write(batch)
+		for range 10 {
+			if err := skipReply(rd); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", ch.cmd.Process.Pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(st), "\n") {
+		var kb float64
+		if n, _ := fmt.Sscanf(line, "RssAnon: %f kB", &kb); n == 1 {
+			anon = kb / 1024
+		}
+		if n, _ := fmt.Sscanf(line, "RssFile: %f kB", &kb); n == 1 {
+			file = kb / 1024
+		}
+	}
+	return anon, file
+}

@@ -1,0 +1,259 @@
+package serve
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/redcon"
+)
+
+// Replies and errors follow RedisBloom 2.6 (src/rebloom.c) byte for byte
+// where the behaviour is the same; docs/serve.md lists the differences.
+
+const (
+	errNotFound = "ERR not found"
+	errExistsS  = "ERR item exists"
+	errFull     = "ERR non scaling filter is full"
+	errInsert   = "ERR problem inserting into filter"
+)
+
+// keyError replies the error of a lookup or create.
+func (s *Server) keyError(c redcon.Conn, err error) {
+	switch {
+	case errors.Is(err, errNoKey):
+		c.WriteError(errNotFound)
+	case errors.Is(err, errExists):
+		c.WriteError(errExistsS)
+	default:
+		s.clientError(c.RemoteAddr(), err.Error())
+		c.WriteError("ERR " + err.Error())
+	}
+}
+
+func cmdExists(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) != 3 {
+		arity(c, cl)
+		return
+	}
+	e, err := s.lookup(args[1])
+	if errors.Is(err, errNoKey) {
+		s.stats.misses.Add(1)
+		c.WriteInt(0)
+		return
+	}
+	if err != nil {
+		s.keyError(c, err)
+		return
+	}
+	ls, ok := e.acquire()
+	if !ok {
+		c.WriteInt(0)
+		return
+	}
+	hit := ls.Value().f.Contains(args[2])
+	ls.Release()
+	s.count(e, hit)
+	if hit {
+		c.WriteInt(1)
+	} else {
+		c.WriteInt(0)
+	}
+}
+
+func (s *Server) count(e *entry, hit bool) {
+	if hit {
+		e.hits.Add(1)
+	} else {
+		e.misses.Add(1)
+	}
+}
+
+func cmdMExists(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) < 3 {
+		arity(c, cl)
+		return
+	}
+	keys := args[2:]
+	e, err := s.lookup(args[1])
+	if err != nil && !errors.Is(err, errNoKey) {
+		s.keyError(c, err)
+		return
+	}
+	c.WriteArray(len(keys))
+	var ls *lease
+	ok := false
+	if e != nil {
+		ls, ok = e.acquire()
+	}
+	if !ok {
+		for range keys {
+			c.WriteInt(0)
+		}
+		return
+	}
+	h := ls.Value()
+	if h.many != nil {
+		cl.found = h.many(keys, cl.found[:0])
+	} else {
+		cl.found = cl.found[:0]
+		for _, k := range keys {
+			cl.found = append(cl.found, h.f.Contains(k))
+		}
+	}
+	ls.Release()
+	var hits uint64
+	for _, f := range cl.found[:len(keys)] {
+		if f {
+			hits++
+			c.WriteInt(1)
+		} else {
+			c.WriteInt(0)
+		}
+	}
+	e.hits.Add(hits)
+	e.misses.Add(uint64(len(keys)) - hits)
+}
+
+func cmdCard(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) != 2 {
+		arity(c, cl)
+		return
+	}
+	withFilter(s, c, args[1], true, func(h *handle) { c.WriteUint64(h.f.Added()) })
+}
+
+// withFilter runs f on the filter of key; a missing key gets 0 (BF.CARD)
+// or "ERR not found".
+func withFilter(s *Server, c redcon.Conn, key []byte, zeroIfMissing bool, f func(*handle)) {
+	e, err := s.lookup(key)
+	if errors.Is(err, errNoKey) && zeroIfMissing {
+		c.WriteInt(0)
+		return
+	}
+	if err != nil {
+		s.keyError(c, err)
+		return
+	}
+	ls, ok := e.acquire()
+	if !ok {
+		s.keyError(c, errNoKey)
+		return
+	}
+	defer ls.Release()
+	f(ls.Value())
+}
+
+var infoFields = []struct{ arg, label string }{
+	{"capacity", "Capacity"}, {"size", "Size"}, {"filters", "Number of filters"},
+	{"items", "Number of items inserted"}, {"expansion", "Expansion rate"},
+}
+
+func cmdInfoBF(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) != 2 && len(args) != 3 {
+		arity(c, cl)
+		return
+	}
+	withFilter(s, c, args[1], false, func(h *handle) {
+		value := func(field string) {
+			switch field {
+			case "capacity":
+				c.WriteUint64(h.f.Capacity())
+			case "size":
+				c.WriteUint64(h.f.Bytes())
+			case "filters":
+				c.WriteInt(h.stages())
+			case "items":
+				c.WriteUint64(h.f.Added())
+			case "expansion":
+				if h.sc == nil {
+					c.WriteNull()
+				} else {
+					c.WriteInt64(int64(h.sc.Growth()))
+				}
+			}
+		}
+		if len(args) == 3 {
+			want := strings.ToLower(string(args[2]))
+			for _, f := range infoFields {
+				if f.arg == want {
+					c.WriteArray(1)
+					value(f.arg)
+					return
+				}
+			}
+			c.WriteError("Invalid information value")
+			return
+		}
+		c.WriteArray(2 * len(infoFields))
+		for _, f := range infoFields {
+			c.WriteString(f.label)
+			value(f.arg)
+		}
+	})
+}
+
+func cmdReserve(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) < 4 || len(args) > 7 {
+		arity(c, cl)
+		return
+	}
+	sp, msg := parseReserve(s, args)
+	if msg != "" {
+		c.WriteError(msg)
+		return
+	}
+	if _, err := s.create(args[1], sp); err != nil {
+		s.keyError(c, err)
+		return
+	}
+	c.WriteString("OK")
+}
+
+func parseReserve(s *Server, args [][]byte) (spec, string) {
+	sp := spec{expansion: 2, scaling: true}
+	rate, err := strconv.ParseFloat(string(args[2]), 64)
+	if err != nil {
+		return sp, "ERR bad error rate"
+	}
+	if rate >= 1 || rate <= 0 {
+		return sp, "ERR (0 < error rate range < 1) "
+	}
+	capacity, err := strconv.ParseInt(string(args[3]), 10, 64)
+	if err != nil {
+		return sp, "ERR bad capacity"
+	}
+	if capacity <= 0 {
+		return sp, "ERR (capacity should be larger than 0)"
+	}
+	sp.errorRate, sp.capacity = rate, uint64(capacity)
+	exp := -1
+	for i := 4; i < len(args); i++ {
+		switch strings.ToUpper(string(args[i])) {
+		case "NONSCALING":
+			sp.scaling = false
+		case "EXPANSION":
+			exp = i
+		}
+	}
+	if exp == len(args)-1 {
+		return sp, "ERR no expansion"
+	}
+	if exp >= 0 {
+		if !sp.scaling {
+			return sp, "Nonscaling filters cannot expand"
+		}
+		e, err := strconv.ParseInt(string(args[exp+1]), 10, 64)
+		if err != nil {
+			return sp, "ERR bad expansion"
+		}
+		if e < 1 {
+			return sp, "ERR expansion should be greater or equal to 1"
+		}
+		if e > 1e6 {
+			return sp, "ERR expansion over this server's limit of 1000000"
+		}
+		sp.expansion = uint64(e)
+	}
+	return sp, ""
+}

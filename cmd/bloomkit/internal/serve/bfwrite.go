@@ -1,0 +1,191 @@
+package serve
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/redcon"
+)
+
+func cmdAdd(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) != 3 {
+		arity(c, cl)
+		return
+	}
+	s.insert(c, args[1], args[2:], s.defaultSpec(), true, false)
+}
+
+func cmdMAdd(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) < 3 {
+		arity(c, cl)
+		return
+	}
+	s.insert(c, args[1], args[2:], s.defaultSpec(), true, true)
+}
+
+func (s *Server) defaultSpec() spec {
+	return spec{capacity: s.cfg.DefaultCap, errorRate: s.cfg.DefaultRate, expansion: 2, scaling: true}
+}
+
+// cmdInsert: BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION e] [NOCREATE]
+// [NONSCALING] ITEMS item..., parsed as RedisBloom parses it (options
+// told apart by their first letters).
+func cmdInsert(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	if len(args) < 4 {
+		arity(c, cl)
+		return
+	}
+	sp := s.defaultSpec()
+	create, items := true, -1
+	for i := 2; i < len(args) && items < 0; {
+		a := strings.ToLower(string(args[i]))
+		switch {
+		case strings.HasPrefix(a, "i"):
+			i++
+			items = i
+		case strings.HasPrefix(a, "e") || strings.HasPrefix(a, "c"):
+			i++
+			if i == len(args) {
+				arity(c, cl)
+				return
+			}
+			v := string(args[i])
+			i++
+			if msg := setInsertOption(&sp, a, v); msg != "" {
+				c.WriteError(msg)
+				return
+			}
+		case strings.HasPrefix(a, "n"):
+			if len(a) > 2 && a[2] == 'c' {
+				create = false
+			} else {
+				sp.scaling = false
+			}
+			i++
+		default:
+			c.WriteError("Unknown argument received")
+			return
+		}
+	}
+	if items < 0 || items == len(args) {
+		arity(c, cl)
+		return
+	}
+	if sp.errorRate <= 0 || sp.errorRate >= 1 || sp.capacity < 1 || sp.expansion < 1 || sp.expansion > 1e6 {
+		c.WriteError("Bad argument received")
+		return
+	}
+	s.insert(c, args[1], args[items:], sp, create, true)
+}
+
+func setInsertOption(sp *spec, a, v string) string {
+	switch {
+	case strings.HasPrefix(a, "er"):
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return "Bad error rate"
+		}
+		sp.errorRate = f
+	case strings.HasPrefix(a, "e"):
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return "Bad expansion"
+		}
+		sp.expansion = uint64(max(n, 0))
+		if n < 1 {
+			sp.expansion = 0
+		}
+	default:
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return "Bad capacity"
+		}
+		sp.capacity = uint64(max(n, 0))
+	}
+	return ""
+}
+
+// insert adds items to key, creating the filter from sp when create is
+// set and the key has no file; multi replies an array (BF.MADD, BF.INSERT)
+// else one integer (BF.ADD). Writes to one key are serialized; the keys
+// acknowledged are journaled (see checkWriter).
+func (s *Server) insert(c redcon.Conn, key []byte, items [][]byte, sp spec, create, multi bool) {
+	e, err := s.writer(key, sp, create)
+	if err != nil {
+		s.keyError(c, err)
+		return
+	}
+	defer e.wmu.Unlock()
+	ls, ok := e.acquire()
+	if !ok {
+		s.keyError(c, errNoKey)
+		return
+	}
+	defer ls.Release()
+	h := ls.Value()
+	// RedisBloom stops at the first item it cannot add and replies an
+	// array of the items it went through, the last one an error.
+	res := make([]bool, 0, len(items))
+	failed := ""
+	for _, k := range items {
+		if !h.scaling() && h.f.Added() >= h.f.Capacity() && !h.f.Contains(k) {
+			failed = errFull
+			break
+		}
+		isNew, err := h.add(k)
+		if err != nil {
+			s.log.Error("add refused", "key", e.name, "err", err)
+			failed = errInsert + ": " + err.Error()
+			break
+		}
+		e.journal.add(k, s.cfg.JournalBytes)
+		res = append(res, isNew)
+	}
+	e.dirty.Store(true)
+	if multi {
+		n := len(res)
+		if failed != "" {
+			n++
+		}
+		c.WriteArray(n)
+	}
+	for _, isNew := range res {
+		if isNew {
+			c.WriteInt(1)
+		} else {
+			c.WriteInt(0)
+		}
+	}
+	if failed != "" {
+		c.WriteError(failed)
+	}
+}
+
+// writer returns the entry of key locked for writing (e.wmu held), its
+// file open for writing, created from sp when it has none and create is set.
+func (s *Server) writer(key []byte, sp spec, create bool) (*entry, error) {
+	for range 3 {
+		e, err := s.lookup(key)
+		if errors.Is(err, errNoKey) && create {
+			e, err = s.create(key, sp)
+			if errors.Is(err, errExists) {
+				continue // created by another client meanwhile
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		e.wmu.Lock()
+		if e.cur.Load() == nil { // dropped meanwhile (DEL, removed)
+			e.wmu.Unlock()
+			continue
+		}
+		if err := s.openWriter(e); err != nil {
+			e.wmu.Unlock()
+			return nil, err
+		}
+		return e, nil
+	}
+	return nil, errors.New("key changed under the command three times; try again")
+}

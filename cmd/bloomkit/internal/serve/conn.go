@@ -1,0 +1,126 @@
+package serve
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/tidwall/redcon"
+)
+
+// client is the state of one connection.
+type client struct {
+	authed bool
+	name   string
+	lower  []byte   // the command name, lower-cased
+	found  []bool   // BF.MEXISTS results
+	keys   [][]byte // BF.MEXISTS keys
+}
+
+func (s *Server) accept(c redcon.Conn) bool {
+	s.stats.conns.Add(1)
+	if s.clients.Add(1) > int64(s.cfg.MaxClients) {
+		s.clients.Add(-1)
+		s.stats.rejected.Add(1)
+		s.clientError(c.RemoteAddr(), "max number of clients reached")
+		nc := c.NetConn()
+		nc.SetWriteDeadline(time.Now().Add(time.Second))
+		nc.Write([]byte("-ERR max number of clients reached\r\n"))
+		return false
+	}
+	c.SetContext(&client{authed: s.cfg.Password == ""})
+	return true
+}
+
+func (s *Server) closed(c redcon.Conn, err error) {
+	if _, ok := c.Context().(*client); ok {
+		s.clients.Add(-1)
+		c.SetContext(nil)
+	}
+}
+
+type cmdFunc func(s *Server, c redcon.Conn, cl *client, args [][]byte)
+
+// commands maps lower-case command names to their handlers; see
+// docs/serve.md for the table against RedisBloom.
+var commands map[string]cmdFunc
+
+func init() {
+	commands = map[string]cmdFunc{
+		"bf.reserve": cmdReserve, "bf.add": cmdAdd, "bf.madd": cmdMAdd,
+		"bf.exists": cmdExists, "bf.mexists": cmdMExists, "bf.insert": cmdInsert,
+		"bf.info": cmdInfoBF, "bf.card": cmdCard,
+		"ping": cmdPing, "echo": cmdEcho, "hello": cmdHello, "auth": cmdAuth,
+		"select": cmdSelect, "client": cmdClient, "command": cmdCommand,
+		"info": cmdInfo, "dbsize": cmdDBSize, "exists": cmdExistsKeys,
+		"type": cmdType, "del": cmdDel, "unlink": cmdDel, "keys": cmdKeys,
+		"scan": cmdScan, "quit": cmdQuit, "config": cmdConfig,
+	}
+}
+
+// noAuth are the commands a client may send before AUTH.
+var noAuth = map[string]bool{"auth": true, "hello": true, "quit": true}
+
+func (s *Server) handle(c redcon.Conn, cmd redcon.Command) {
+	cl, _ := c.Context().(*client)
+	if cl == nil {
+		c.Close()
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("internal error; connection closed", "client", c.RemoteAddr(), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			c.WriteError("ERR internal error")
+			c.Close()
+		}
+	}()
+	s.stats.commands.Add(1)
+	name := cmd.Args[0]
+	cl.lower = append(cl.lower[:0], name...)
+	for i, b := range cl.lower {
+		if 'A' <= b && b <= 'Z' {
+			cl.lower[i] = b + 'a' - 'A'
+		}
+	}
+	f := commands[string(cl.lower)]
+	if f == nil {
+		s.unknown(c, cmd.Args)
+		return
+	}
+	if !cl.authed && !noAuth[string(cl.lower)] {
+		c.WriteError("NOAUTH Authentication required.")
+		return
+	}
+	f(s, c, cl, cmd.Args)
+}
+
+// unknown replies as Redis does to a command it does not have.
+func (s *Server) unknown(c redcon.Conn, args [][]byte) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "ERR unknown command '%s', with args beginning with: ", clip(args[0], 128))
+	for _, a := range args[1:] {
+		if b.Len() > 256 {
+			break
+		}
+		fmt.Fprintf(&b, "'%s' ", clip(a, 128))
+	}
+	c.WriteError(b.String())
+}
+
+func clip(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 {
+			return ' '
+		}
+		return r
+	}, string(b))
+}
+
+// arity replies Redis's error for a wrong number of arguments.
+func arity(c redcon.Conn, cl *client) {
+	c.WriteError("ERR wrong number of arguments for '" + string(cl.lower) + "' command")
+}

@@ -1,0 +1,213 @@
+package serve
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tidwall/redcon"
+)
+
+// cmdInfo: INFO [section ...]; sections server, clients, stats, keyspace
+// and filters (one line per filter being served), all by default.
+func cmdInfo(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	want := map[string]bool{}
+	for _, a := range args[1:] {
+		want[strings.ToLower(string(a))] = true
+	}
+	all := len(want) == 0 || want["all"] || want["everything"] || want["default"]
+	var b strings.Builder
+	for _, sec := range []struct {
+		name string
+		f    func(*strings.Builder)
+	}{
+		{"server", s.infoServer}, {"clients", s.infoClients}, {"stats", s.infoStats},
+		{"keyspace", s.infoKeyspace}, {"filters", s.infoFilters},
+	} {
+		if all || want[sec.name] {
+			if b.Len() > 0 {
+				b.WriteString("\r\n")
+			}
+			fmt.Fprintf(&b, "# %s%s\r\n", strings.ToUpper(sec.name[:1]), sec.name[1:])
+			sec.f(&b)
+		}
+	}
+	c.WriteBulkString(b.String())
+}
+
+func (s *Server) infoServer(b *strings.Builder) {
+	up := time.Since(s.start)
+	fmt.Fprintf(b, "redis_version:%s\r\nserver_name:bloomkit\r\nredis_mode:standalone\r\n", redisVersion)
+	fmt.Fprintf(b, "os:%s %s\r\narch_bits:64\r\ngo_version:%s\r\nprocess_id:%d\r\n", runtime.GOOS, runtime.GOARCH, runtime.Version(), os.Getpid())
+	fmt.Fprintf(b, "tcp_port:%s\r\nuptime_in_seconds:%d\r\nuptime_in_days:%d\r\n", portOf(s.Addr().String()), int64(up.Seconds()), int64(up.Hours()/24))
+	fmt.Fprintf(b, "dir:%s\r\nfsync_interval_ms:%d\r\nwatch_interval_ms:%d\r\n", s.cfg.Dir, s.cfg.FsyncInterval.Milliseconds(), s.cfg.WatchInterval.Milliseconds())
+}
+
+func portOf(addr string) string {
+	if i := strings.LastIndexByte(addr, ':'); i >= 0 {
+		return addr[i+1:]
+	}
+	return addr
+}
+
+func (s *Server) infoClients(b *strings.Builder) {
+	fmt.Fprintf(b, "connected_clients:%d\r\nmaxclients:%d\r\n", s.clients.Load(), s.cfg.MaxClients)
+}
+
+func (s *Server) infoStats(b *strings.Builder) {
+	st := &s.stats
+	for _, kv := range []struct {
+		k string
+		v uint64
+	}{
+		{"total_connections_received", st.conns.Load()},
+		{"rejected_connections", st.rejected.Load()},
+		{"total_commands_processed", st.commands.Load()},
+		{"total_net_input_bytes", st.netIn.Load()},
+		{"protocol_errors", st.protoErrs.Load()},
+		{"keyspace_hits", s.sumHits(true)},
+		{"keyspace_misses", s.sumHits(false) + st.misses.Load()},
+		{"filter_swaps", st.swaps.Load()},
+		{"filter_files_refused", st.refused.Load()},
+		{"filter_syncs", st.syncs.Load()},
+		{"filter_sync_errors", st.syncErrs.Load()},
+	} {
+		fmt.Fprintf(b, "%s:%d\r\n", kv.k, kv.v)
+	}
+}
+
+func (s *Server) sumHits(hits bool) uint64 {
+	var n uint64
+	for _, e := range *s.keys.Load() {
+		if hits {
+			n += e.hits.Load()
+		} else {
+			n += e.misses.Load()
+		}
+	}
+	return n
+}
+
+func (s *Server) infoKeyspace(b *strings.Builder) {
+	if names, err := s.names(); err == nil && len(names) > 0 {
+		fmt.Fprintf(b, "db0:keys=%d,expires=0,avg_ttl=0\r\n", len(names))
+	}
+}
+
+// infoFilters writes one line per filter being served: variant, mode,
+// size, items, and the lookups, hits and swaps counted since start.
+func (s *Server) infoFilters(b *strings.Builder) {
+	m := *s.keys.Load()
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		e := m[n]
+		ls, ok := e.acquire()
+		if !ok {
+			continue
+		}
+		h := ls.Value()
+		mode := "read"
+		if h.writable {
+			mode = "write"
+		}
+		fmt.Fprintf(b, "filter:name=%s,variant=%s,mode=%s,bytes=%d,capacity=%d,items=%d,stages=%d,hits=%d,misses=%d,swaps=%d\r\n",
+			infoSafe(n), h.variant, mode, h.f.Bytes(), h.f.Capacity(), h.f.Added(), h.stages(),
+			e.hits.Load(), e.misses.Load(), e.swaps.Load())
+		ls.Release()
+	}
+}
+
+// infoSafe keeps a key name from breaking the line format of INFO.
+func infoSafe(n string) string {
+	return strings.NewReplacer(",", "%2C", "=", "%3D", "\r", "", "\n", "").Replace(n)
+}
+
+// commandTable is what COMMAND tells clients that probe it: name, arity
+// (negative: at least), flags, first key, last key, step.
+var commandTable = []struct {
+	name  string
+	arity int
+	flags []string
+	first int
+}{
+	{"bf.reserve", -4, []string{"write", "denyoom"}, 1},
+	{"bf.add", 3, []string{"write", "denyoom"}, 1},
+	{"bf.madd", -3, []string{"write", "denyoom"}, 1},
+	{"bf.insert", -4, []string{"write", "denyoom"}, 1},
+	{"bf.exists", 3, []string{"readonly"}, 1},
+	{"bf.mexists", -3, []string{"readonly"}, 1},
+	{"bf.info", -2, []string{"readonly"}, 1},
+	{"bf.card", 2, []string{"readonly"}, 1},
+	{"ping", -1, []string{"fast"}, 0}, {"echo", 2, []string{"fast"}, 0},
+	{"hello", -1, []string{"noauth", "fast"}, 0}, {"auth", -2, []string{"noauth", "fast"}, 0},
+	{"select", 2, []string{"fast"}, 0}, {"client", -2, []string{"admin"}, 0},
+	{"command", -1, []string{"loading"}, 0}, {"info", -1, []string{"loading"}, 0},
+	{"dbsize", 1, []string{"readonly", "fast"}, 0}, {"exists", -2, []string{"readonly", "fast"}, 1},
+	{"type", 2, []string{"readonly", "fast"}, 1}, {"del", -2, []string{"write"}, 1},
+	{"unlink", -2, []string{"write", "fast"}, 1}, {"keys", 2, []string{"readonly"}, 0},
+	{"scan", -2, []string{"readonly"}, 0}, {"quit", -1, []string{"noauth", "fast"}, 0},
+	{"config", -2, []string{"admin"}, 0},
+}
+
+// cmdCommand: COMMAND, COMMAND COUNT, COMMAND INFO name..., COMMAND DOCS.
+func cmdCommand(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	writeOne := func(i int) {
+		t := commandTable[i]
+		c.WriteArray(7)
+		c.WriteBulkString(t.name)
+		c.WriteInt(t.arity)
+		c.WriteArray(len(t.flags))
+		for _, f := range t.flags {
+			c.WriteString(f)
+		}
+		last := t.first
+		if t.arity < 0 && t.first > 0 && (t.name == "exists" || t.name == "del" || t.name == "unlink") {
+			last = -1
+		}
+		c.WriteInt(t.first)
+		c.WriteInt(last)
+		c.WriteInt(min(t.first, 1))
+		c.WriteArray(0)
+	}
+	if len(args) == 1 {
+		c.WriteArray(len(commandTable))
+		for i := range commandTable {
+			writeOne(i)
+		}
+		return
+	}
+	switch strings.ToLower(string(args[1])) {
+	case "count":
+		c.WriteInt(len(commandTable))
+	case "info":
+		c.WriteArray(len(args) - 2)
+		for _, a := range args[2:] {
+			i := commandIndex(strings.ToLower(string(a)))
+			if i < 0 {
+				c.WriteNull()
+			} else {
+				writeOne(i)
+			}
+		}
+	case "docs":
+		c.WriteArray(0)
+	default:
+		c.WriteError("ERR unknown subcommand '" + clip(args[1], 64) + "'. Try COMMAND HELP.")
+	}
+}
+
+func commandIndex(name string) int {
+	for i, t := range commandTable {
+		if t.name == name {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,288 @@
+// Package serve is the server of `bloomkit serve`: it answers RedisBloom's
+// BF.* commands over RESP from the filter files of one folder, each file
+// DIR/NAME.bloom being the key NAME, served through mmapstore.Live so that a
+// build published over a file is picked up without a failed or wrong answer.
+// docs/serve.md describes the commands, the differences from RedisBloom, the
+// limits and the durability of writes.
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tidwall/redcon"
+
+	"github.com/bloomkit/bloomkit/mmapstore"
+)
+
+// Config is everything `bloomkit serve` takes from its flags.
+type Config struct {
+	Dir  string // the folder of filter files (required)
+	Addr string // host:port to listen on
+
+	Password string // AUTH password; "" means none
+
+	FsyncInterval time.Duration // how often written filters are synced
+	WatchInterval time.Duration // how often DIR is rescanned for publishes
+	IdleTimeout   time.Duration // a client idle this long is closed; 0: never
+
+	MaxClients     int    // connections served at once
+	MaxArgs        int    // arguments in one command
+	MaxBulk        int    // bytes in one argument
+	MaxCommand     int    // bytes in one command
+	MaxFilterBytes uint64 // size of a filter the server creates or grows
+	MaxDirBytes    uint64 // filter files in DIR together, for creates; 0: no limit
+	JournalBytes   uint64 // keys kept per written filter to replay into a publish
+
+	FixedVariant string // variant of NONSCALING filters: partitioned, standard, counting
+	DefaultCap   uint64 // capacity of a filter BF.ADD creates
+	DefaultRate  float64
+
+	Logger *slog.Logger // nil: a text logger on stderr
+}
+
+// Defaults returns the configuration `bloomkit serve` starts from.
+func Defaults() Config {
+	return Config{
+		Addr:           "127.0.0.1:6379",
+		FsyncInterval:  time.Second,
+		WatchInterval:  time.Second,
+		IdleTimeout:    0,
+		MaxClients:     10000,
+		MaxArgs:        1 << 20,
+		MaxBulk:        1 << 20,
+		MaxCommand:     64 << 20,
+		MaxFilterBytes: 4 << 30,
+		JournalBytes:   64 << 20,
+		FixedVariant:   "partitioned",
+		DefaultCap:     100,
+		DefaultRate:    0.01,
+	}
+}
+
+// Server serves one folder of filter files.
+type Server struct {
+	cfg   Config
+	fixed mmapstore.Variant
+	log   *slog.Logger
+	rs    *redcon.Server
+	ln    net.Listener
+	start time.Time
+
+	mu   sync.Mutex // guards changes to keys (creates, opens, drops)
+	keys atomic.Pointer[map[string]*entry]
+
+	retMu   sync.Mutex
+	retired []retiredLive
+
+	refMu    sync.Mutex
+	refLog   map[string]string
+	errLimit rateLimit
+
+	stats   stats
+	clients atomic.Int64
+
+	stop     context.CancelFunc
+	loops    sync.WaitGroup
+	shutOnce sync.Once
+}
+
+type stats struct {
+	conns, rejected, commands, protoErrs atomic.Uint64
+	hits, misses, swaps, refused, syncs  atomic.Uint64
+	syncErrs, netIn                      atomic.Uint64
+}
+
+// New checks cfg and listens on cfg.Addr; Serve then answers clients.
+func New(cfg Config) (*Server, error) {
+	if cfg.Dir == "" {
+		return nil, errors.New("missing -dir DIR: the folder of filter files to serve")
+	}
+	fi, err := os.Stat(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, &fs.PathError{Op: "serve", Path: cfg.Dir, Err: errors.New("not a directory")}
+	}
+	fixed, err := variantByName(cfg.FixedVariant)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, fixed: fixed, log: cfg.Logger, start: time.Now(), refLog: map[string]string{}}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	s.errLimit.every = time.Second / 10
+	empty := map[string]*entry{}
+	s.keys.Store(&empty)
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, err
+	}
+	s.ln = &guardListener{Listener: ln, s: s}
+	s.rs = redcon.NewServerNetwork("tcp", cfg.Addr, s.handle, s.accept, s.closed)
+	if cfg.IdleTimeout > 0 {
+		s.rs.SetIdleClose(cfg.IdleTimeout)
+	}
+	return s, nil
+}
+
+func (c *Config) check() error {
+	switch {
+	case c.FsyncInterval <= 0:
+		return fmt.Errorf("-fsync-interval %v: want a positive duration", c.FsyncInterval)
+	case c.WatchInterval <= 0:
+		return fmt.Errorf("-watch-interval %v: want a positive duration", c.WatchInterval)
+	case c.MaxClients < 1, c.MaxArgs < 3, c.MaxBulk < 64, c.MaxCommand < c.MaxBulk:
+		return fmt.Errorf("limits too small: -max-clients >= 1, -max-args >= 3, -max-bulk >= 64, -max-command >= -max-bulk")
+	case !(c.DefaultRate > 0 && c.DefaultRate < 1) || c.DefaultCap == 0:
+		return fmt.Errorf("default filter: want a capacity >= 1 and a rate in (0,1)")
+	}
+	return nil
+}
+
+// Addr is the address the server listens on (useful with port 0).
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Serve answers clients until ctx is done or Shutdown is called, then
+// syncs and closes every filter. It returns nil after a clean shutdown.
+func (s *Server) Serve(ctx context.Context) error {
+	ctx, s.stop = context.WithCancel(ctx)
+	s.log.Info("serving", "dir", s.cfg.Dir, "addr", s.Addr().String(), "fsync_interval", s.cfg.FsyncInterval,
+		"auth", s.cfg.Password != "", "pid", os.Getpid())
+	s.loops.Add(2)
+	go s.every(ctx, s.cfg.FsyncInterval, s.syncAll)
+	go s.every(ctx, s.cfg.WatchInterval, s.rescan)
+	errc := make(chan error, 1)
+	go func() { errc <- s.rs.Serve(s.ln) }()
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	s.Shutdown()
+	return err
+}
+
+// Shutdown stops accepting clients, closes the connections, syncs every
+// written filter and closes (seals) it.
+func (s *Server) Shutdown() {
+	s.shutOnce.Do(func() {
+		if s.stop != nil {
+			s.stop()
+		}
+		s.rs.Close()
+		s.ln.Close()
+		s.loops.Wait()
+		for _, e := range *s.keys.Load() {
+			e.wmu.Lock()
+			if err := s.syncEntry(e); err != nil {
+				s.log.Error("sync failed at shutdown", "key", e.name, "err", err)
+			}
+			s.retire(e.cur.Swap(nil))
+			e.wmu.Unlock()
+		}
+		s.closeRetired(true)
+		s.log.Info("stopped", "commands", s.stats.commands.Load(), "connections", s.stats.conns.Load())
+	})
+}
+
+func (s *Server) every(ctx context.Context, d time.Duration, f func()) {
+	defer s.loops.Done()
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			f()
+		}
+	}
+}
+
+func (s *Server) syncAll() {
+	for _, e := range *s.keys.Load() {
+		if err := s.syncEntry(e); err != nil {
+			s.stats.syncErrs.Add(1)
+			s.log.Error("sync failed", "key", e.name, "err", err)
+		}
+	}
+}
+
+// rescan picks up publishes and removals of the files being served.
+func (s *Server) rescan() {
+	s.closeRetired(false)
+	for _, e := range *s.keys.Load() {
+		if e.writable.Load() {
+			s.checkWriter(e)
+			continue
+		}
+		l := e.cur.Load()
+		if l == nil {
+			continue
+		}
+		swapped, err := l.Reload()
+		switch {
+		case swapped:
+			e.swaps.Add(1)
+			s.stats.swaps.Add(1)
+			s.log.Info("file swapped in", "key", e.name)
+		case errors.Is(err, fs.ErrNotExist):
+			s.log.Info("file removed; key dropped", "key", e.name)
+			s.drop(e)
+		case err != nil && !errors.Is(err, mmapstore.ErrClosed):
+			s.refusedOnce(e.path, err)
+		}
+	}
+}
+
+// refusedOnce logs a file that cannot be served, once per distinct error.
+func (s *Server) refusedOnce(path string, err error) {
+	s.refMu.Lock()
+	defer s.refMu.Unlock()
+	if s.refLog[path] == err.Error() {
+		return
+	}
+	s.refLog[path] = err.Error()
+	s.stats.refused.Add(1)
+	s.log.Error("file refused", "file", path, "err", err)
+}
+
+// rateLimit lets one log line through per interval and counts the rest.
+type rateLimit struct {
+	mu         sync.Mutex
+	every      time.Duration
+	last       time.Time
+	suppressed int
+}
+
+func (r *rateLimit) allow() (bool, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if time.Since(r.last) < r.every {
+		r.suppressed++
+		return false, 0
+	}
+	n := r.suppressed
+	r.last, r.suppressed = time.Now(), 0
+	return true, n
+}
+
+func (s *Server) clientError(addr, what string) {
+	if ok, skipped := s.errLimit.allow(); ok {
+		s.log.Warn("client error", "client", addr, "err", what, "suppressed_since_last", skipped)
+	}
+}

@@ -1,0 +1,278 @@
+package serve
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bloomkit/bloomkit/mmapstore"
+)
+
+// Suffix is the file name suffix of a filter: key NAME is DIR/NAME.bloom.
+const Suffix = ".bloom"
+
+// MaxKeyLen is the longest key name: a file name is at most 255 bytes on
+// Linux file systems, and a publish makes ".NAME.bloom.tmp-..." beside it.
+const MaxKeyLen = 200
+
+var errNoKey = errors.New("no such key")
+
+// checkName refuses a key that could name anything but a file directly in
+// DIR: the error says why, for the client.
+func checkName(name []byte) error {
+	switch {
+	case len(name) == 0:
+		return errors.New("invalid key name: empty (a key names the file DIR/NAME.bloom)")
+	case len(name) > MaxKeyLen:
+		return fmt.Errorf("invalid key name: %d bytes, over the limit of %d (a key names a file in DIR)", len(name), MaxKeyLen)
+	case name[0] == '.':
+		return errors.New("invalid key name: starts with '.' (hidden and temporary files in DIR are not keys)")
+	}
+	for _, c := range name {
+		switch {
+		case c == '/' || c == '\\':
+			return errors.New("invalid key name: contains a path separator (a key names a file directly in DIR)")
+		case c == 0:
+			return errors.New("invalid key name: contains a NUL byte")
+		case c < 0x20 || c == 0x7f:
+			return errors.New("invalid key name: contains a control character")
+		}
+	}
+	if !utf8.Valid(name) {
+		return errors.New("invalid key name: not valid UTF-8")
+	}
+	return nil
+}
+
+func (s *Server) pathOf(name string) string { return filepath.Join(s.cfg.Dir, name+Suffix) }
+
+// lookup returns the entry for key name, opening its file read-only (O(1))
+// if it exists and is not served yet; errNoKey if there is no file.
+func (s *Server) lookup(name []byte) (*entry, error) {
+	if e := (*s.keys.Load())[string(name)]; e != nil {
+		return e, nil
+	}
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := string(name)
+	if e := (*s.keys.Load())[key]; e != nil {
+		return e, nil
+	}
+	path := s.pathOf(key)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, errNoKey
+	}
+	l, err := mmapstore.NewLive(path, func(p string) (*handle, error) {
+		return openHandle(p, false, 0)
+	}, mmapstore.TrustFirstFile())
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, errNoKey
+		}
+		s.refusedOnce(path, err)
+		return nil, fmt.Errorf("filter %s cannot be served: %v", key, err)
+	}
+	e := &entry{name: key, path: path}
+	e.cur.Store(l)
+	s.putLocked(e)
+	s.log.Info("serving", "key", key, "file", path)
+	return e, nil
+}
+
+// putLocked adds e to the copy-on-write key map (s.mu held).
+func (s *Server) putLocked(e *entry) {
+	old := *s.keys.Load()
+	m := make(map[string]*entry, len(old)+1)
+	for k, v := range old {
+		m[k] = v
+	}
+	m[e.name] = e
+	s.keys.Store(&m)
+}
+
+// drop stops serving e (its file is gone or deleted).
+func (s *Server) drop(e *entry) {
+	s.mu.Lock()
+	old := *s.keys.Load()
+	if old[e.name] == e {
+		m := make(map[string]*entry, len(old))
+		for k, v := range old {
+			if v != e {
+				m[k] = v
+			}
+		}
+		s.keys.Store(&m)
+	}
+	s.mu.Unlock()
+	s.retire(e.cur.Swap(nil))
+}
+
+// retire closes a Live no longer current once lookups that loaded it just
+// before the swap are done with it (they recover and retry otherwise).
+func (s *Server) retire(l *live) {
+	if l == nil {
+		return
+	}
+	s.retMu.Lock()
+	s.retired = append(s.retired, retiredLive{l, time.Now()})
+	s.retMu.Unlock()
+}
+
+type retiredLive struct {
+	l  *live
+	at time.Time
+}
+
+func (s *Server) closeRetired(all bool) {
+	s.retMu.Lock()
+	defer s.retMu.Unlock()
+	keep := s.retired[:0]
+	for _, r := range s.retired {
+		if all || time.Since(r.at) > 100*time.Millisecond {
+			r.l.Close()
+		} else {
+			keep = append(keep, r)
+		}
+	}
+	s.retired = keep
+}
+
+// create makes the file for a new key and serves it for writing. It
+// returns errExists when the key has a file already.
+func (s *Server) create(name []byte, sp spec) (*entry, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	est, err := estimateBytes(sp, s.fixed)
+	if err != nil {
+		return nil, fmt.Errorf("cannot size a filter of capacity %d at rate %g: %v", sp.capacity, sp.errorRate, err)
+	}
+	if s.cfg.MaxFilterBytes > 0 && est > s.cfg.MaxFilterBytes {
+		return nil, fmt.Errorf("a filter of capacity %d at rate %g needs %d bytes, over the limit of %d per filter (-max-filter-bytes)",
+			sp.capacity, sp.errorRate, est, s.cfg.MaxFilterBytes)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := string(name)
+	path := s.pathOf(key)
+	if (*s.keys.Load())[key] != nil {
+		return nil, errExists
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return nil, errExists
+	}
+	if s.cfg.MaxDirBytes > 0 {
+		used, err := dirBytes(s.cfg.Dir)
+		if err != nil {
+			return nil, err
+		}
+		if used+est > s.cfg.MaxDirBytes {
+			return nil, fmt.Errorf("a new filter of %d bytes would take the folder to %d bytes, over the limit of %d (-max-dir-bytes)",
+				est, used+est, s.cfg.MaxDirBytes)
+		}
+	}
+	h, err := createHandle(path, sp, s.fixed, s.cfg.MaxFilterBytes)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil, errExists
+		}
+		return nil, fmt.Errorf("cannot create filter %s: %v", key, err)
+	}
+	first := h
+	l, err := mmapstore.NewLive(path, func(p string) (*handle, error) {
+		if first != nil {
+			h, first = first, nil
+			return h, nil
+		}
+		return openHandle(p, true, s.cfg.MaxFilterBytes)
+	}, mmapstore.TrustFirstFile())
+	if err != nil {
+		h.Close()
+		return nil, fmt.Errorf("cannot serve new filter %s: %v", key, err)
+	}
+	e := &entry{name: key, path: path}
+	e.ident, _ = statID(path)
+	e.writable.Store(true)
+	e.dirty.Store(true)
+	e.cur.Store(l)
+	s.putLocked(e)
+	s.log.Info("created", "key", key, "variant", h.variant, "capacity", sp.capacity, "error_rate", sp.errorRate, "bytes", est)
+	return e, nil
+}
+
+var errExists = errors.New("item exists")
+
+// dirBytes is the space the filter files in dir take.
+func dirBytes(dir string) (uint64, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	var n uint64
+	for _, d := range ents {
+		if !strings.HasSuffix(d.Name(), Suffix) {
+			continue
+		}
+		if fi, err := d.Info(); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				n += uint64(st.Blocks) * 512
+			} else {
+				n += uint64(fi.Size())
+			}
+		}
+	}
+	return n, nil
+}
+
+// names lists the keys: the filter files now in DIR, sorted.
+func (s *Server) names() ([]string, error) {
+	ents, err := os.ReadDir(s.cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, d := range ents {
+		n := d.Name()
+		if !strings.HasSuffix(n, Suffix) || d.IsDir() {
+			continue
+		}
+		n = strings.TrimSuffix(n, Suffix)
+		if checkName([]byte(n)) == nil {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// remove deletes key name's file (DEL).
+func (s *Server) remove(name []byte) (bool, error) {
+	if err := checkName(name); err != nil {
+		return false, err
+	}
+	key := string(name)
+	if e := (*s.keys.Load())[key]; e != nil {
+		e.wmu.Lock()
+		s.drop(e)
+		e.wmu.Unlock()
+	}
+	err := os.Remove(s.pathOf(key))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	s.log.Info("deleted", "key", key)
+	return true, nil
+}
