@@ -110,7 +110,10 @@ func (l *Live[T]) Acquire() *Lease[T] {
 //     looks, until a finished build replaces it. The one exception is the
 //     file being served itself, written in place by a writer that maps it
 //     (a scalable filter growing): Live maps it again to see the new
-//     stages, since its lookups already read those bytes.
+//     stages, since its lookups already read those bytes; and the first
+//     file, when open returns it writable (ReadOnly false): this process
+//     then holds the writer's lock and is its writer (a server that writes
+//     to the files it serves, reopening its own file after a crash).
 //   - A sealed file is verified against its payload checksum: O(size) in
 //     the caller of Reload (Watch's goroutine), never on the lookup path,
 //     and it leaves the new file's pages warm. A damaged build

@@ -168,6 +168,14 @@ func (l *Live[T]) check(v verifier, h Header, herr error, info, served os.FileIn
 		if served != nil && os.SameFile(info, served) {
 			return nil
 		}
+		if served == nil && isWriter(v) {
+			// The first file, opened for writing by this process: it
+			// holds the writer's lock, so the writer is this process
+			// (a server that writes to the file it serves, recovering
+			// it after a crash). A later file is a replacement and
+			// must be sealed whoever opens it.
+			return nil
+		}
 		err := fmt.Errorf("%w: its writer still has it open or was killed before sealing it; publish a finished build", ErrChecksumStale)
 		return &fs.PathError{Op: "live", Path: l.path, Err: err}
 	}
@@ -178,4 +186,10 @@ func (l *Live[T]) check(v verifier, h Header, herr error, info, served os.FileIn
 		return fmt.Errorf("mmapstore: live: %w", err)
 	}
 	return nil
+}
+
+// isWriter reports whether v was opened for writing (ReadOnly false).
+func isWriter(v any) bool {
+	ro, ok := v.(interface{ ReadOnly() bool })
+	return ok && !ro.ReadOnly()
 }

@@ -62,6 +62,8 @@ var commands = map[string]command{
 		usage: "push FILE URL | pull URL FILE", setup: redisCommand},
 	"remove": {summary: "remove keys (arguments, or lines of stdin) from a counting filter file",
 		usage: "FILE [KEY...]", setup: removeCommand, signals: true},
+	"serve": {summary: "serve the filter files of a folder to any Redis client (RedisBloom's BF.* commands), hot-swapped when a file is published",
+		usage: "-dir DIR", setup: serveCommand},
 	"test": {summary: "test keys (arguments, or lines of stdin); like grep, exit 0 if a key was selected (present, or absent with -absent), 1 if none, 2 on error",
 		usage: "FILE [KEY...]", setup: testCommand},
 	"union": {summary: "merge filter files of the same variant, geometry and seed into a new file",

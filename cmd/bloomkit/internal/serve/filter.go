@@ -38,6 +38,10 @@ type handle struct {
 // Close closes the filter; for a writable one it seals the file (checksum).
 func (h *handle) Close() error { return h.f.Close() }
 
+// ReadOnly tells mmapstore.Live whether this server is the file's writer:
+// a file it opened for writing is not sealed while it serves it.
+func (h *handle) ReadOnly() bool { return !h.writable }
+
 // Verify lets mmapstore.Live check a published file before serving it.
 func (h *handle) Verify() error { return h.f.Verify() }
 
