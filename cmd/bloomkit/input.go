@@ -46,8 +46,9 @@ func (std stdio) lineSource(files []string, maxLine int, label string) *lineSour
 
 func stderrIsTerminal() bool { return term.IsTerminal(int(os.Stderr.Fd())) }
 
-// each calls fn with every non-empty line (without its line ending, CRLF
-// included). Gzip input, recognised by its magic bytes, is decompressed. The
+// each calls fn with every non-empty line without its line ending: the LF
+// and exactly one CR before it (x CR CR LF is the line x CR); a CR at the
+// very end of the input is dropped the same way. Gzip input, recognised by its magic bytes, is decompressed. The
 // slice passed to fn is valid only during the call. Once a caught signal
 // asks the command to stop, each returns an interruptedError, even from a
 // read that was blocked on a pipe.
@@ -145,13 +146,14 @@ func (s *lineSource) read(name string, r io.Reader, size int64, fn func([]byte) 
 	}
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 64<<10), s.maxLine+2) // room for CR LF
+	sc.Split(scanLines)
 	lineNo := 0
 	for sc.Scan() {
 		if err := interrupted(); err != nil {
 			return err
 		}
 		lineNo++
-		line := bytes.TrimSuffix(sc.Bytes(), []byte{'\r'})
+		line := bytes.TrimSuffix(sc.Bytes(), []byte{'\r'}) // exactly one CR
 		if len(line) > s.maxLine {
 			return fmt.Errorf("%s:%d: line longer than %d bytes (see -max-line)", name, lineNo, s.maxLine)
 		}
@@ -169,6 +171,20 @@ func (s *lineSource) read(name string, r io.Reader, size int64, fn func([]byte) 
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
+}
+
+// scanLines splits at LF and returns each line with everything before its
+// LF, CRs included (bufio.ScanLines drops a CR itself, so that trimming one
+// more dropped both of CR CR LF); the end of the input ends the last line.
+// The caller drops exactly one CR.
+func scanLines(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return i + 1, data[:i], nil
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
 }
 
 // countLines counts the keys the source holds (for sizing a filter).
