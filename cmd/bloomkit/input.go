@@ -28,6 +28,9 @@ type lineSource struct {
 	// (see asyncReader); an error ends the reading.
 	idle  func() error
 	label string
+	// tap, when set, wraps the raw reader of each input (before gzip is
+	// undone): common checksums what it reads through it.
+	tap func(io.Reader) io.Reader
 }
 
 func newLineSource(files []string, maxLine int, label string) *lineSource {
@@ -77,7 +80,11 @@ func (s *lineSource) eachOf(name, display string, fn func([]byte) error) error {
 		return err
 	}
 	defer r.Close()
-	return s.read(display, r, size, fn)
+	var raw io.Reader = r
+	if s.tap != nil {
+		raw = s.tap(r)
+	}
+	return s.read(display, raw, size, fn)
 }
 
 // open opens one input ("-" is stdin) and returns its size when known
