@@ -11,5 +11,5 @@ func maxOpenFiles() int {
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
 		return 64
 	}
-	return fileLimitShare(r.Cur)
+	return fileLimitShare(uint64(r.Cur)) // int64 on some systems
 }
