@@ -75,7 +75,7 @@ func TestCommonTimeoutTwoSignals(t *testing.T) {
 	run := stalledCommon(t, tmp, func(args ...string) *exec.Cmd {
 		return exec.Command(strace, append([]string{"-f", "--seccomp-bpf", "-o", "/dev/null",
 			"-e", "trace=kill,unlinkat", "-e", "inject=kill:delay_exit=300000", "-e", "inject=unlinkat:delay_enter=10000",
-			"timeout", "-s", "TERM", "2"}, args...)...)
+			"timeout", "-s", "TERM", "3"}, args...)...)
 	})
 	cmd, stderr := run.cmd, &run.stderr
 	done := make(chan error, 1)

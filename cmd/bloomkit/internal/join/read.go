@@ -47,9 +47,11 @@ func (j *job) read(in *input, label string, keep batchFilter, consume func(*line
 	if !in.regular {
 		return nil
 	}
-	if n != in.nbytes || h.Sum64() != in.sum || lines != in.lines {
-		return fmt.Errorf("%s: %w: %d bytes and %d lines on this pass, %d bytes and %d lines on the first, or other bytes (its checksum differs)",
-			in.name, ErrChanged, n, lines, in.nbytes, in.lines)
+	switch {
+	case n != in.nbytes:
+		return fmt.Errorf("%s: %w: %d bytes on this read, %d on the first", in.name, ErrChanged, n, in.nbytes)
+	case h.Sum64() != in.sum || lines != in.lines:
+		return fmt.Errorf("%s: %w: the same size, other bytes (their checksum differs from the first read's)", in.name, ErrChanged)
 	}
 	return nil
 }
