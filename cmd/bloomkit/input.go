@@ -28,6 +28,9 @@ type lineSource struct {
 	// (see asyncReader); an error ends the reading.
 	idle  func() error
 	label string
+	// tap, when set, wraps the raw reader of each input (before gzip is
+	// undone): common checksums what it reads through it.
+	tap func(io.Reader) io.Reader
 }
 
 func newLineSource(files []string, maxLine int, label string) *lineSource {
@@ -46,8 +49,9 @@ func (std stdio) lineSource(files []string, maxLine int, label string) *lineSour
 
 func stderrIsTerminal() bool { return term.IsTerminal(int(os.Stderr.Fd())) }
 
-// each calls fn with every non-empty line (without its line ending, CRLF
-// included). Gzip input, recognised by its magic bytes, is decompressed. The
+// each calls fn with every non-empty line without its line ending: the LF
+// and exactly one CR before it (x CR CR LF is the line x CR); a CR at the
+// very end of the input is dropped the same way. Gzip input, recognised by its magic bytes, is decompressed. The
 // slice passed to fn is valid only during the call. Once a caught signal
 // asks the command to stop, each returns an interruptedError, even from a
 // read that was blocked on a pipe.
@@ -76,7 +80,11 @@ func (s *lineSource) eachOf(name, display string, fn func([]byte) error) error {
 		return err
 	}
 	defer r.Close()
-	return s.read(display, r, size, fn)
+	var raw io.Reader = r
+	if s.tap != nil {
+		raw = s.tap(r)
+	}
+	return s.read(display, raw, size, fn)
 }
 
 // open opens one input ("-" is stdin) and returns its size when known
@@ -145,13 +153,14 @@ func (s *lineSource) read(name string, r io.Reader, size int64, fn func([]byte) 
 	}
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 64<<10), s.maxLine+2) // room for CR LF
+	sc.Split(scanLines)
 	lineNo := 0
 	for sc.Scan() {
 		if err := interrupted(); err != nil {
 			return err
 		}
 		lineNo++
-		line := bytes.TrimSuffix(sc.Bytes(), []byte{'\r'})
+		line := bytes.TrimSuffix(sc.Bytes(), []byte{'\r'}) // exactly one CR
 		if len(line) > s.maxLine {
 			return fmt.Errorf("%s:%d: line longer than %d bytes (see -max-line)", name, lineNo, s.maxLine)
 		}
@@ -169,6 +178,20 @@ func (s *lineSource) read(name string, r io.Reader, size int64, fn func([]byte) 
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
+}
+
+// scanLines splits at LF and returns each line with everything before its
+// LF, CRs included (bufio.ScanLines drops a CR itself, so that trimming one
+// more dropped both of CR CR LF); the end of the input ends the last line.
+// The caller drops exactly one CR.
+func scanLines(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return i + 1, data[:i], nil
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
 }
 
 // countLines counts the keys the source holds (for sizing a filter).

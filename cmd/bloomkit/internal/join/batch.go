@@ -1,15 +1,14 @@
-package main
+package join
 
 import (
 	"context"
-	"errors"
 
 	"github.com/bloomkit/bloomkit"
 )
 
-// commonSeed seeds the one hash of every line in common: its filter
+// lineSeed seeds the one hash of every line in common: its filter
 // positions, its partition and its table slot all come from that digest.
-const commonSeed = 0x636f6d6d6f6e // "common"
+const lineSeed = 0x636f6d6d6f6e // "common"
 
 // lineBatch is a run of lines from one source with their digests (and, for
 // the last file's partitions, their survivor numbers). Batches carry lines
@@ -83,11 +82,9 @@ func (b *lineBatch) hash(keep batchFilter) {
 		b.buf, b.ends, b.seqs = b.buf[:wEnd], b.ends[:w], b.seqs[:w]
 	}
 	for i := range b.ends {
-		b.ds = append(b.ds, bloomkit.Hash(bloomkit.DefaultScheme, b.line(i), commonSeed))
+		b.ds = append(b.ds, bloomkit.Hash(bloomkit.DefaultScheme, b.line(i), lineSeed))
 	}
 }
-
-var errCommonStopped = errors.New("common: stopped")
 
 // streamLines runs produce on a goroutine of its own, where the lines it adds are
 // batched, hashed and (when keep is not nil) filtered by keep, and calls
@@ -119,14 +116,14 @@ func streamLines(ctx context.Context, produce func(add func(line []byte, seq uin
 			select {
 			case full <- b:
 			case <-stop:
-				return errCommonStopped
+				return errStopped
 			}
 			select {
 			case b = <-free:
 				b.reset()
 				return nil
 			case <-stop:
-				return errCommonStopped
+				return errStopped
 			}
 		}
 		err := produce(func(line []byte, seq uint64) error {

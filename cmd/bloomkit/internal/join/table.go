@@ -1,4 +1,4 @@
-package main
+package join
 
 import (
 	"bytes"
@@ -23,6 +23,7 @@ type lineTable struct {
 	slots []uint64
 	arena []byte
 	n     uint64 // entries
+	sink  uint64 // keeps the loads of warm
 	shift uint   // 64 - log2(len(slots))
 }
 
@@ -68,7 +69,7 @@ func (t *lineTable) reset(n, b uint64) {
 }
 
 // release drops the table's memory.
-func (t *lineTable) release() { *t = lineTable{} }
+func (t *lineTable) release() { *t = lineTable{sink: t.sink} }
 
 func (t *lineTable) home(h uint64) uint64 { return (h * 0x9e3779b97f4a7c15) >> t.shift }
 
