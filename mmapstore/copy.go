@@ -102,7 +102,7 @@ func CopyTemp(src, target string) (_ string, err error) {
 // and then fails with ErrLocked, as Replace does.
 //
 // A src that is not a sealed filter file is refused with the typed error
-// (ErrNotRegular, ErrBadMagic, ErrTruncated, ErrPayloadChecksum,
+// (ErrNotRegular, ErrBadMagic, ErrTruncated, ErrSparse, ErrPayloadChecksum,
 // ErrChecksumStale for a file still open for writing or whose writer
 // crashed, ...); dst is then untouched and no temporary file is left.
 func PublishCopy(src, dst string) (err error) {

@@ -22,9 +22,12 @@
 // sealed as good otherwise. Verify reads through a fixed buffer, not the
 // mapping, and hashes the holes of a sparse copy without reading them.
 //
-// Variants use File through their own Create, Open and OpenReadOnly; users
-// mostly meet this package through Live, which serves a path through
-// rebuilds, and through the errors.
+// Variants use File through their own Create, Open and OpenReadOnly (a
+// scalable filter its stages through File.Stages); users mostly meet this
+// package through Live, which serves a path through rebuilds, and through
+// the errors. A header slot that is damaged while it may have held the
+// newest header is read past, as after a torn write, and named by
+// HeaderDamage and Verify.
 //
 // # Durability
 //

@@ -72,14 +72,14 @@ func renameDurably(from, to string) error {
 func lockTarget(path string) (unlock func(), err error) {
 	wait := time.Duration(replaceWait.Load())
 	deadline := time.Now().Add(wait)
-	for {
+	for try := 0; ; try++ {
 		f, st, err := openRegular(path, os.O_RDONLY)
 		if err != nil {
 			return func() {}, nil
 		}
 		err = lockExclusive(f)
 		if err == nil {
-			if now, serr := os.Stat(path); serr == nil && !os.SameFile(now, st) {
+			if now, serr := os.Stat(path); serr == nil && !os.SameFile(now, st) && try < 100 {
 				f.Close() // replaced while we locked: lock what is there now
 				continue
 			}
