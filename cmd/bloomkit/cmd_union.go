@@ -13,6 +13,7 @@ import (
 // never holds a whole filter in its own memory.
 func unionCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	out := fs.String("o", "", "the filter file to write (replaced atomically if it exists)")
+	strict := strictFlag(fs)
 	return func(args []string) (err error) {
 		if *out == "" {
 			return fmt.Errorf("missing -o OUT")
@@ -76,7 +77,17 @@ func unionCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 				return fmt.Errorf("%s: %w", p, err)
 			}
 		}
+		if w := rateWarning(dst); w != "" {
+			if *strict {
+				dst.Close()
+				return fmt.Errorf("%s: %w: the merged filter is %s; nothing written (-strict)", *out, errOverCapacity, w)
+			}
+			fmt.Fprintf(std.err, "bloomkit union: warning: %s: %s\n", *out, w)
+		}
 		if err := dst.Close(); err != nil {
+			return err
+		}
+		if err := interrupted(); err != nil {
 			return err
 		}
 		return mmapstore.Replace(tmp, *out)

@@ -33,7 +33,7 @@ func TestAddOnFullDisk(t *testing.T) {
 
 		bk(t, dir, "", "create", "-variant", "scalable", "-n", "1000", "s.bloom").ok(t)
 		writeFile(t, filepath.Join(elsewhere, "keys.txt"), keyLines("key-", 1_500_000))
-		r := bk(t, dir, "", "add", "s.bloom", filepath.Join(elsewhere, "keys.txt"))
+		r := bk(t, dir, "", "add", "s.bloom", "-f", filepath.Join(elsewhere, "keys.txt"))
 		require.NotZero(t, r.code, "growth refused by a full disk: stdout %s", r.stdout)
 		require.Contains(t, r.stderr, "no space left on device")
 		t.Logf("add on a full disk: exit %d, %s", r.code, r.stderr)

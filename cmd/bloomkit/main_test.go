@@ -131,7 +131,7 @@ func TestCreateAddTestInfoVerify(t *testing.T) {
 	zw.Write([]byte(strings.ReplaceAll(keyLines("b", 3000), "\n", "\r\n") + "\r\n\n"))
 	zw.Close()
 	writeFile(t, filepath.Join(dir, "b.txt.gz"), gz.String())
-	out := bkIn(t, dir, "", "add", "f.bloom", "a.txt", "b.txt.gz").ok(t)
+	out := bkIn(t, dir, "", "add", "f.bloom", "-f", "a.txt", "-f", "b.txt.gz").ok(t)
 	m := regexp.MustCompile(`^6000 keys read, (\d+) new\n$`).FindStringSubmatch(out)
 	require.NotNil(t, m, out)
 	fresh, _ := strconv.Atoi(m[1])
@@ -294,7 +294,7 @@ func TestErrorPaths(t *testing.T) {
 		{[]string{"info", "foreign.bloom"}, []string{"foreign.bloom", "not a bloomkit filter"}},
 		{[]string{"verify", "hdr.bloom"}, []string{"hdr.bloom", "checksum"}},
 		{[]string{"add", "hdr.bloom"}, []string{"hdr.bloom", "checksum"}},
-		{[]string{"add", "-max-line", "10", "good.bloom", "long.txt"}, []string{"long.txt:1", "longer than 10"}},
+		{[]string{"add", "-max-line", "10", "good.bloom", "-f", "long.txt"}, []string{"long.txt:1", "longer than 10"}},
 		{[]string{"create", "-p", "1.5", "x.bloom"}, []string{"-p"}},
 		{[]string{"create", "-p", "NaN", "x.bloom"}, []string{"-p"}},
 		{[]string{"create", "-n", "0", "x.bloom"}, []string{"-n"}},

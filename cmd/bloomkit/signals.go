@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -18,8 +20,13 @@ import (
 // remove close their filter (synced and sealed, with the keys read so far),
 // dedup prints what it has accepted and only then records it. run exits
 // with 128 + the signal number (130 for SIGINT, 143 for SIGTERM), the
-// shell's convention. A second signal ends the process at once, the
-// default action, for a user who will not wait for the cleanup.
+// shell's convention.
+//
+// A second signal does not stop the cleanup: `timeout` signals the process
+// and then its process group, so two signals are the normal case, not a
+// user in a hurry. It prints one line saying the cleanup goes on. A third
+// signal is the escape hatch: it ends the process at once with the default
+// action, and may leave a temporary file behind.
 //
 // SIGPIPE is caught too while such a command runs, so that a write to a
 // closed stdout returns EPIPE instead of killing the process before it has
@@ -28,8 +35,9 @@ import (
 
 // stopper is the signal state of the running command.
 type stopper struct {
-	sig  atomic.Int32  // the first SIGINT or SIGTERM, 0 until then
-	done chan struct{} // closed when sig is set
+	sig   atomic.Int32  // the first SIGINT or SIGTERM, 0 until then
+	done  chan struct{} // closed when sig is set
+	extra atomic.Int32  // signals after the first
 }
 
 // stop is the stopper of the command that run is running with signals
@@ -69,10 +77,17 @@ func catchSignals() (release func()) {
 				if sig == syscall.SIGPIPE {
 					continue // the write that raised it returns EPIPE
 				}
-				s.sig.Store(int32(sig.(syscall.Signal)))
-				close(s.done)
-				// The next SIGINT or SIGTERM takes the default action.
+				if s.sig.CompareAndSwap(0, int32(sig.(syscall.Signal))) {
+					close(s.done)
+					continue
+				}
+				if s.extra.Add(1) == 1 {
+					fmt.Fprintln(os.Stderr, "bloomkit: cleaning up before exiting (a third signal exits at once and may leave files behind)")
+					continue
+				}
+				// The third signal: the default action, now.
 				signal.Reset(syscall.SIGINT, syscall.SIGTERM)
+				syscall.Kill(os.Getpid(), sig.(syscall.Signal))
 				<-quit
 				return
 			}
@@ -224,4 +239,29 @@ func (a *asyncReader) Read(p []byte) (int, error) {
 func (a *asyncReader) Close() error {
 	a.once.Do(func() { close(a.quit) })
 	return nil
+}
+
+// contextUntilSignal is ctx cancelled also when a caught signal asks the
+// command to stop: for work that takes a context (a Redis transfer).
+func contextUntilSignal(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	if ch := stopChan(); ch != nil {
+		go func() {
+			select {
+			case <-ch:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return ctx, cancel
+}
+
+// orInterrupted is the signal's error when a signal stopped the work that
+// returned err (its own error is then a cancelled context), else err.
+func orInterrupted(err error) error {
+	if sig := interrupted(); sig != nil {
+		return sig
+	}
+	return err
 }
