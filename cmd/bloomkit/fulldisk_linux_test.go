@@ -37,5 +37,10 @@ func TestAddOnFullDisk(t *testing.T) {
 		require.NotZero(t, r.code, "growth refused by a full disk: stdout %s", r.stdout)
 		require.Contains(t, r.stderr, "no space left on device")
 		t.Logf("add on a full disk: exit %d, %s", r.code, r.stderr)
+		require.NoError(t, os.Remove(filepath.Join(dir, "s.bloom")))
+
+		// Issue 26, Lower: the full disk was reported once per temporary
+		// file that met it (hundreds of lines from common). One line now.
+		bk(t, elsewhere, "", "common", "-mem", "2MiB", "-tmp", dir, "keys.txt", "keys.txt").fails(t, "no space left on device", "more errors")
 	})
 }
