@@ -1,15 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/bloomkit/bloomkit/mmapstore"
 	"github.com/stretchr/testify/require"
 )
 
@@ -46,36 +46,6 @@ func TestBuildPastCapacity(t *testing.T) {
 	require.Contains(t, bk(t, dir, "", "info", "b.bloom").ok(t), "state          within capacity")
 }
 
-// TestBuildRefusesAFileLargerThanTheDisk replays issue 26 row 12: a typo
-// in -n (build -n 1e10 -p 1e-4) silently made a 24 GB file. Now the size
-// is printed with -v, and a file larger than the free space of the
-// target's file system is refused before anything is allocated, naming
-// both numbers; nothing is left behind.
-func TestBuildRefusesAFileLargerThanTheDisk(t *testing.T) {
-	dir := t.TempDir()
-	free, ok := freeDiskBytes(dir)
-	require.True(t, ok)
-	// 2.4 PB: more than any test machine's disk.
-	require.Less(t, free, uint64(2e15))
-	r := bk(t, dir, "a\nb\n", "build", "-n", "1e15", "-p", "1e-4", "-o", "big.bloom")
-	r.fails(t, "big.bloom", "2396264594350056 bytes", "free on the file system", "-force")
-	require.Regexp(t, `more than the \d+ bytes`, r.stderr)
-	for _, args := range [][]string{
-		{"create", "-n", "1e15", "-p", "1e-4", "big.bloom"},
-		{"dedup", "-state", "big.bloom", "-n", "1e15", "-p", "1e-4"},
-	} {
-		bk(t, dir, "a\n", args...).fails(t, "big.bloom", "free on the file system")
-	}
-	require.Empty(t, dirNames(t, dir), "no file left")
-
-	// -v prints the size about to be allocated; it matches the file made.
-	r = bk(t, dir, "a\n", "build", "-v", "-n", "1e5", "-o", "v.bloom")
-	r.ok(t)
-	st, err := os.Stat(filepath.Join(dir, "v.bloom"))
-	require.NoError(t, err)
-	require.Contains(t, r.stderr, fmt.Sprintf("allocating %d bytes", st.Size()))
-}
-
 // TestFileBytesMatchesTheFile pins fileBytes, the size the size checks use,
 // to the files the variants really make.
 func TestFileBytesMatchesTheFile(t *testing.T) {
@@ -97,40 +67,67 @@ func TestFileBytesMatchesTheFile(t *testing.T) {
 	}
 }
 
-// TestBuildSurvivesTimeoutsTwoSignals replays issue 26 rows 8 and 9 for
-// build: `timeout -s INT` signals the process and then its process group,
-// two signals; the second one killed the cleanup the first had started, and
-// the temporary filter stayed. The input is a FIFO the test holds open, so
-// the build is still reading when timeout fires.
-func TestBuildSurvivesTimeoutsTwoSignals(t *testing.T) {
-	if _, err := exec.LookPath("timeout"); err != nil {
-		t.Skip("no timeout(1)")
+func TestBuildPublishesAtomically(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "keys.txt"), keyLines("k", 5000))
+	out := bk(t, dir, "", "build", "-p", "0.01", "-o", "w.bloom", "keys.txt").ok(t)
+	require.Contains(t, out, "capacity 5000", "-n counted from the input")
+	out = bk(t, dir, keyLines("s", 700), "build", "-o", "s.bloom").ok(t)
+	require.Contains(t, out, "capacity 700", "stdin counted too")
+	require.Equal(t, 0, bk(t, dir, "", "test", "-q", "s.bloom", "s699").code)
+	// Rebuild over an existing file; a failed build leaves it untouched.
+	bk(t, dir, "", "build", "-n", "100", "-o", "w.bloom", "missing.txt").fails(t, "missing.txt")
+	require.Equal(t, 0, bk(t, dir, "", "test", "-q", "w.bloom", "k4999").code)
+	entries, _ := os.ReadDir(dir)
+	require.Len(t, entries, 3, "no temporary files left: %v", entries)
+	bk(t, dir, "", "build", "-n", "100", "-o", "w.bloom", "-variant", "bogus", "keys.txt").fails(t, "bogus")
+	bk(t, dir, "", "build", "keys.txt").fails(t, "-o")
+	bk(t, dir, "", "build", "-o", "e.bloom").fails(t, "no keys")
+
+	// Repeated keys are counted once, whatever the variant's Added means
+	// (a counting filter's counts every Add).
+	writeFile(t, filepath.Join(dir, "twice.txt"), keyLines("d", 1000)+keyLines("d", 1000))
+	out = bk(t, dir, "", "build", "-variant", "counting", "-p", "0.001", "-o", "c.bloom", "twice.txt").ok(t)
+	require.Contains(t, out, "filter of 2000 keys (1000 distinct by the filter)")
+}
+
+// TestBuildMatchesAdd: build fills a new file of every variant that has a
+// single-writer Builder (standard, partitioned, counting) with it; the file
+// is the one Filter.Add makes of the same keys (every word, and the count in
+// its header, which the Builder reaches only when flushed before the
+// publish).
+func TestBuildMatchesAdd(t *testing.T) {
+	lines := keyLines("u", 20000) + keyLines("u", 300) // repeats are not new
+	keys := strings.Split(strings.TrimSuffix(lines, "\n"), "\n")
+	payload := func(f filter) []byte {
+		var b bytes.Buffer
+		_, err := f.(io.WriterTo).WriteTo(&b)
+		require.NoError(t, err)
+		return b.Bytes()[mmapstore.PayloadOffset:]
 	}
-	for i := 0; i < 3; i++ { // the race was lost most of the time; three tries
-		dir := t.TempDir()
-		fifo := filepath.Join(dir, "keys.fifo")
-		require.NoError(t, syscall.Mkfifo(fifo, 0o600))
-		cmd := exec.Command("timeout", "--preserve-status", "-s", "INT", "0.5", bloomkitBin, "build", "-n", "1e6", "-o", "wl.bloom", "keys.fifo")
-		cmd.Dir = dir
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		require.NoError(t, cmd.Start())
-		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-		require.NoError(t, err)
-		_, err = w.WriteString(keyLines("k", 1000))
-		require.NoError(t, err)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err = <-done:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			require.FailNow(t, "build did not stop")
-		}
-		w.Close()
-		require.Error(t, err)
-		require.Equal(t, 130, cmd.ProcessState.ExitCode(), "stderr: %s", stderr.String())
-		require.Contains(t, stderr.String(), "bloomkit build: interrupted by SIGINT", "the cleanup ran to its end")
-		require.Equal(t, []string{"keys.fifo"}, dirNames(t, dir), "no temporary filter left")
+	for _, name := range []string{"standard", "partitioned", "counting"} {
+		t.Run(name, func(t *testing.T) {
+			v, err := variantByName(name)
+			require.NoError(t, err)
+			require.NotNil(t, v.bulk, "build's single-writer path")
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "keys.txt"), lines)
+			out := bkIn(t, dir, "", "build", "-variant", name, "-n", "20000", "-p", "0.001", "-o", "f.bloom", "keys.txt").ok(t)
+			got, err := v.open(filepath.Join(dir, "f.bloom"), true)
+			require.NoError(t, err)
+			defer got.Close()
+
+			want, err := v.new(20000, 0.001)
+			require.NoError(t, err)
+			for _, k := range keys {
+				want.Add([]byte(k))
+			}
+			require.Equal(t, want.Added(), got.Added(), "the header's count")
+			if name != "counting" { // counting's Added counts every Add
+				require.Contains(t, out, fmt.Sprintf("filter of 20300 keys (%d distinct by the filter)", want.Added()))
+				require.Greater(t, want.Added(), uint64(19900), "at most a few keys of 20000 are false positives at 0.1%")
+			}
+			require.True(t, bytes.Equal(payload(want), payload(got)), "the same payload")
+		})
 	}
 }

@@ -25,8 +25,8 @@ import (
 // A second signal does not stop the cleanup: `timeout` signals the process
 // and then its process group, so two signals are the normal case, not a
 // user in a hurry. It prints one line saying the cleanup goes on. A third
-// signal is the escape hatch: it ends the process at once with the default
-// action, and may leave a temporary file behind.
+// signal is the escape hatch: it ends the process at once (status 128 + the
+// signal's number), and may leave a temporary file behind.
 //
 // SIGPIPE is caught too while such a command runs, so that a write to a
 // closed stdout returns EPIPE instead of killing the process before it has
@@ -85,11 +85,8 @@ func catchSignals() (release func()) {
 					fmt.Fprintln(os.Stderr, "bloomkit: cleaning up before exiting (a third signal exits at once and may leave files behind)")
 					continue
 				}
-				// The third signal: the default action, now.
-				signal.Reset(syscall.SIGINT, syscall.SIGTERM)
-				syscall.Kill(os.Getpid(), sig.(syscall.Signal))
-				<-quit
-				return
+				// The third signal: exit now, with the signal's status.
+				os.Exit(128 + int(sig.(syscall.Signal)))
 			}
 		}
 	}()
