@@ -60,22 +60,9 @@ func unionCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		if err != nil {
 			return err
 		}
-		for _, p := range args[1:] {
-			if err := interrupted(); err != nil {
-				dst.Close()
-				return err
-			}
-			src, err := v.open(p, true)
-			if err != nil {
-				dst.Close()
-				return err
-			}
-			err = v.union(dst, src)
-			src.Close()
-			if err != nil {
-				dst.Close()
-				return fmt.Errorf("%s: %w", p, err)
-			}
+		if err := mergeInto(dst, v, args[1:]); err != nil {
+			dst.Close()
+			return err
 		}
 		if w := rateWarning(dst); w != "" {
 			if *strict {
@@ -92,4 +79,23 @@ func unionCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		}
 		return mmapstore.Replace(tmp, *out)
 	}
+}
+
+// mergeInto ORs the filter files at paths, of variant v, into dst.
+func mergeInto(dst filter, v *variant, paths []string) error {
+	for _, p := range paths {
+		if err := interrupted(); err != nil {
+			return err
+		}
+		src, err := v.open(p, true)
+		if err != nil {
+			return err
+		}
+		err = v.union(dst, src)
+		src.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	return nil
 }

@@ -41,6 +41,7 @@ func TestAddOnFullDisk(t *testing.T) {
 
 		// Issue 26, Lower: the full disk was reported once per temporary
 		// file that met it (hundreds of lines from common). One line now.
-		bk(t, elsewhere, "", "common", "-mem", "2MiB", "-tmp", dir, "keys.txt", "keys.txt").fails(t, "no space left on device", "more errors")
+		writeFile(t, filepath.Join(elsewhere, "lines.txt"), keyLines("line-", 400_000))
+		bk(t, elsewhere, "", "common", "-mem", "2MiB", "-tmp", dir, "lines.txt", "lines.txt").fails(t, "no space left on device", "more errors")
 	})
 }
