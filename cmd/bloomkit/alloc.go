@@ -74,12 +74,15 @@ func (af allocFlags) check(std stdio, cmd, path string, v *variant, n uint64, p 
 		return fmt.Errorf("%s: the filter for -n %d at -p %g needs %s, more than the %s free on the file system of %s (check -n and -p; -force tries anyway)",
 			path, n, p, humanBytes(size), humanBytes(free), dir)
 	}
-	if ram, ok := memoryBytes(); ok && size > ram {
-		fmt.Fprintf(std.err, "bloomkit %s: warning: %s: the filter (%s) is larger than the memory this machine has available (%s): adding keys will thrash (check -n and -p; -force silences this)\n",
+	if ram, ok := availableMemory(); ok && size > ram {
+		fmt.Fprintf(std.err, "bloomkit %s: warning: %s: the filter needs %s, more than the %s of memory this machine has available: adding keys will thrash (check -n and -p; -force silences this)\n",
 			cmd, path, humanBytes(size), humanBytes(ram))
 	}
 	return nil
 }
+
+// availableMemory is memoryBytes; a test makes the machine smaller.
+var availableMemory = memoryBytes
 
 // humanBytes is n bytes exactly and in the nearest unit.
 func humanBytes(n uint64) string {

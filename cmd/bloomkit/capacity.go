@@ -74,30 +74,50 @@ func (c *capacityWatch) added(isNew bool) {
 }
 
 // finish checks the rate f's fill implies against its target, once the
-// keys are in (O(size of the filter)), and warns if it is past it and no
+// keys are in (O(size of the filter): skipped for a filter larger than 64
+// MiB within its capacity by count), and warns if it is past it and no
 // warning was printed yet.
 func (c *capacityWatch) finish(f filter) {
 	if c.off || c.warned { // said already, the moment it happened
 		return
+	}
+	if f.Bytes() > verifyLimit && c.count <= c.capacity {
+		return // a few keys added to a large file: no O(size) scan for them
 	}
 	if w := rateWarning(f); w != "" {
 		fmt.Fprintf(c.w, "bloomkit %s: warning: %s: %s\n", c.cmd, c.path, w)
 	}
 }
 
-// rateWarning says how far past its target f's estimated rate is, or "".
-func rateWarning(f filter) string {
-	fill := f.FillRatio()
-	if fill >= 1 {
+// fillFacts are what a filter's fill says of it, each read once (every
+// one but the counts is O(size of the filter)).
+type fillFacts struct {
+	fill, est, target float64
+	added, capacity   uint64
+}
+
+func fillOf(f filter) fillFacts {
+	return fillFacts{fill: f.FillRatio(), est: f.EstimatedFPR(), target: f.TargetFPR(), added: f.Added(), capacity: f.Capacity()}
+}
+
+// saturated: every cell is set, so every key tests present.
+func (x fillFacts) saturated() bool { return x.fill >= 1 }
+
+// warning says how far past its capacity or its target rate the filter
+// is, or "".
+func (x fillFacts) warning() string {
+	if x.saturated() {
 		return "saturated: every cell is set, so every key tests present (rebuild with a larger -n)"
 	}
-	est, target := f.EstimatedFPR(), f.TargetFPR()
-	if est <= target*rateSlack && f.Added() <= f.Capacity() {
+	if x.est <= x.target*rateSlack && x.added <= x.capacity {
 		return ""
 	}
 	return fmt.Sprintf("over capacity: %d keys added for a capacity of %d; estimated false-positive rate %.3g, %.1f times the target %g (rebuild with a larger -n)",
-		f.Added(), f.Capacity(), est, est/target, target)
+		x.added, x.capacity, x.est, x.est/x.target, x.target)
 }
+
+// rateWarning is fillOf(f).warning().
+func rateWarning(f filter) string { return fillOf(f).warning() }
 
 // approxCount prints f's estimated count; a full filter has none (the
 // library answers math.MaxUint64 for it), and that is said in words.
