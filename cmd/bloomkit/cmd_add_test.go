@@ -66,6 +66,6 @@ func TestKeysConvention(t *testing.T) {
 	for _, cmd := range []string{"add", "test", "remove"} {
 		help := bk(t, dir, "", cmd, "-h").ok(t)
 		require.Contains(t, help, "[KEY...] [-f KEYFILE]...", cmd)
-		require.Contains(t, help, "-f value", cmd)
+		require.Contains(t, help, "-f FILE", cmd)
 	}
 }

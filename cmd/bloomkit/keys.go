@@ -13,7 +13,7 @@ import (
 // given. Arguments and -f files may be mixed: the arguments come first.
 
 // keyFilesUsage is the -f flag's help, the same for every command.
-const keyFilesUsage = "read keys from this file, one a line (repeatable; - is stdin; gzip is recognised); without -f and key arguments, keys are read from stdin"
+const keyFilesUsage = "read keys from `FILE`, one a line (repeatable; - is stdin; gzip is recognised); without -f and key arguments, keys are read from stdin"
 
 // keyFlags are the flags that say where keys come from.
 type keyFlags struct {
