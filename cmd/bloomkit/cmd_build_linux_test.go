@@ -167,40 +167,66 @@ func TestBuildRefusesAFileLargerThanTheDisk(t *testing.T) {
 	require.Contains(t, r.stderr, fmt.Sprintf("allocating %d bytes", st.Size()))
 }
 
-// TestBuildSurvivesTimeoutsTwoSignals replays issue 26 rows 8 and 9 for
-// build: `timeout -s INT` signals the process and then its process group,
-// two signals; the second one killed the cleanup the first had started, and
-// the temporary filter stayed. The input is a FIFO the test holds open, so
-// the build is still reading when timeout fires.
-func TestBuildSurvivesTimeoutsTwoSignals(t *testing.T) {
+// TestSurvivesTimeoutsTwoSignals replays issue 26 rows 8 and 9 for the
+// commands that write as they read: `timeout -s INT` signals the process
+// and then its process group, two signals; the second one killed the
+// cleanup the first had started (build left its temporary filter, add and
+// dedup their file unsealed). The input is a FIFO the test holds open, so
+// the command is still reading when timeout fires.
+func TestSurvivesTimeoutsTwoSignals(t *testing.T) {
 	if _, err := exec.LookPath("timeout"); err != nil {
 		t.Skip("no timeout(1)")
 	}
-	for i := 0; i < 3; i++ { // the race was lost most of the time; three tries
-		dir := t.TempDir()
-		fifo := filepath.Join(dir, "keys.fifo")
-		require.NoError(t, syscall.Mkfifo(fifo, 0o600))
-		cmd := exec.Command("timeout", "--preserve-status", "-s", "INT", "0.5", bloomkitBin, "build", "-n", "1e6", "-o", "wl.bloom", "keys.fifo")
-		cmd.Dir = dir
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		require.NoError(t, cmd.Start())
-		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-		require.NoError(t, err)
-		_, err = w.WriteString(keyLines("k", 1000))
-		require.NoError(t, err)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err = <-done:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			require.FailNow(t, "build did not stop")
-		}
-		w.Close()
-		require.Error(t, err)
-		require.Equal(t, 130, cmd.ProcessState.ExitCode(), "stderr: %s", stderr.String())
-		require.Contains(t, stderr.String(), "bloomkit build: interrupted by SIGINT", "the cleanup ran to its end")
-		require.Equal(t, []string{"keys.fifo"}, dirNames(t, dir), "no temporary filter left")
+	for _, c := range []struct {
+		name   string
+		args   []string
+		before []string // commands run first
+		left   []string // what the folder holds after
+	}{
+		{"build", []string{"build", "-n", "1e6", "-o", "wl.bloom", "keys.fifo"}, nil, []string{"keys.fifo"}},
+		{"add", []string{"add", "f.bloom", "-f", "keys.fifo"}, []string{"create", "-n", "1e6", "f.bloom"}, []string{"f.bloom", "keys.fifo"}},
+		{"dedup", []string{"dedup", "-n", "1e6", "-state", "f.bloom", "keys.fifo"}, nil, []string{"f.bloom", "keys.fifo"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for i := 0; i < 3; i++ { // the race was lost most of the time; three tries
+				dir := t.TempDir()
+				if c.before != nil {
+					bk(t, dir, "", c.before...).ok(t)
+				}
+				r := timeoutOnFIFO(t, dir, c.args)
+				require.Equal(t, 130, r.code, "stderr: %s", r.stderr)
+				require.Contains(t, r.stderr, "bloomkit "+c.name+": interrupted by SIGINT", "the cleanup ran to its end")
+				require.Equal(t, c.left, dirNames(t, dir), "no temporary file left")
+				if c.name != "build" {
+					require.Equal(t, "f.bloom: ok\n", bk(t, dir, "", "verify", "f.bloom").ok(t), "sealed")
+				}
+			}
+		})
 	}
+}
+
+// timeoutOnFIFO runs `timeout -s INT 0.5 bloomkit args...` in dir, with
+// keys.fifo there held open by the test after 1000 lines.
+func timeoutOnFIFO(t *testing.T, dir string, args []string) result {
+	fifo := filepath.Join(dir, "keys.fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	cmd := exec.Command("timeout", append([]string{"--preserve-status", "-s", "INT", "0.5", bloomkitBin}, args...)...)
+	cmd.Dir = dir
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Start())
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	defer w.Close()
+	_, err = w.WriteString(keyLines("k", 1000))
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		require.FailNow(t, "the command did not stop")
+	}
+	return result{stdout: stdout.String(), stderr: stderr.String(), code: cmd.ProcessState.ExitCode()}
 }
