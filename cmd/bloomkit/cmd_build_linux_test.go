@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -215,13 +216,27 @@ func timeoutOnFIFO(t *testing.T, dir string, args []string) result {
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Start())
-	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-	require.NoError(t, err)
-	defer w.Close()
-	_, err = w.WriteString(keyLines("k", 1000))
-	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	// Open the FIFO once the command has: a command that fails at once
+	// (an old binary) never opens it, and a blocking open would hang.
+	var w *os.File
+	for w == nil {
+		f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		switch {
+		case err == nil:
+			w = f
+		case !errors.Is(err, syscall.ENXIO):
+			require.NoError(t, err)
+		case len(done) > 0:
+			require.FailNow(t, "the command ended before reading", "stderr: %s", stderr.String())
+		default:
+			time.Sleep(time.Millisecond)
+		}
+	}
+	defer w.Close()
+	_, err := w.WriteString(keyLines("k", 1000))
+	require.NoError(t, err)
 	select {
 	case <-done:
 	case <-time.After(30 * time.Second):
