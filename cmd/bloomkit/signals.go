@@ -11,16 +11,20 @@ import (
 	"syscall"
 )
 
-// Signals. The commands that write files or print as they read (build, add,
-// remove, union, dedup) run with SIGINT and SIGTERM caught: the first one
-// sets a stop that the line loop checks before each line and that ends any
-// read blocked on a pipe, a FIFO or a terminal (see openInput). The command
-// then takes its error path as for any failed read: a build or union
-// removes its temporary and spool files and publishes nothing, add and
-// remove close their filter (synced and sealed, with the keys read so far),
-// dedup prints what it has accepted and only then records it. run exits
-// with 128 + the signal number (130 for SIGINT, 143 for SIGTERM), the
-// shell's convention.
+// Signals. The commands that create or write something (build, add,
+// remove, union, dedup, create, publish, redis, demo) run with SIGINT and
+// SIGTERM caught: the first one sets a stop that the line loops check
+// before each line, that ends any read blocked on a pipe, a FIFO or a
+// terminal (see asyncReader), and that cancels a Redis transfer's context
+// (contextUntilSignal). The command then takes its error path as for any
+// failed read: a build, union or publish removes its temporary and spool
+// files and publishes nothing, add and remove close their filter (synced
+// and sealed, with the keys read so far), dedup prints what it has
+// accepted and only then records it, create removes the file it made,
+// demo its folder, redis push the segments it wrote and redis pull its
+// temporary file. Work that cannot be cut short (an allocation, a file
+// copy) finishes first. run exits with 128 + the signal number (130 for
+// SIGINT, 143 for SIGTERM), the shell's convention.
 //
 // A second signal does not stop the cleanup: `timeout` signals the process
 // and then its process group, so two signals are the normal case, not a
