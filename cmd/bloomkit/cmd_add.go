@@ -7,7 +7,9 @@ import (
 )
 
 func addCommand(fs *flag.FlagSet, std stdio) func([]string) error {
-	maxLine := fs.Int("max-line", defaultMaxLine, "longest key line accepted, in bytes")
+	var kf keyFlags
+	kf.define(fs)
+	strict := strictFlag(fs)
 	return func(args []string) error {
 		if err := wantArgs(args, 1, "FILE"); err != nil {
 			return err
@@ -16,18 +18,26 @@ func addCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		if err != nil {
 			return err
 		}
+		watch := newCapacityWatch(std, "add", args[0], f, v, *strict)
 		var added, fresh uint64
-		err = std.lineSource(args[1:], *maxLine, "adding").each(func(line []byte) error {
+		err = kf.each(std, "add", args[1:], "adding", func(line []byte) error {
+			if err := watch.before(f, line); err != nil {
+				return err
+			}
 			isNew, err := v.tryAdd(f, line)
 			if err != nil {
 				return err // a scalable filter that cannot grow: the reason
 			}
+			watch.added(isNew)
 			added++
 			if isNew {
 				fresh++
 			}
 			return nil
 		})
+		if err == nil {
+			watch.finish(f)
+		}
 		// The keys added so far are kept, whatever stopped the loop.
 		if cerr := f.Close(); err == nil {
 			err = cerr
@@ -36,6 +46,8 @@ func addCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 			var sig interruptedError
 			if errors.As(err, &sig) {
 				fmt.Fprintf(std.out, "%d keys read, %d new (kept; the rest not read)\n", added, fresh)
+			} else if errors.Is(err, errOverCapacity) {
+				fmt.Fprintf(std.out, "%d keys read, %d new (kept; the rest not added)\n", added, fresh)
 			}
 			return err
 		}

@@ -11,99 +11,152 @@ import (
 )
 
 func buildCommand(fs *flag.FlagSet, std stdio) func([]string) error {
-	var ff filterFlags
-	ff.define(fs, 0)
-	out := fs.String("o", "", "the filter file to publish (replaced atomically if it exists)")
-	maxLine := fs.Int("max-line", defaultMaxLine, "longest key line accepted, in bytes")
-	return func(args []string) (err error) {
-		if *out == "" {
-			return fmt.Errorf("missing -o FILE")
-		}
-		if *out == "-" {
-			return fmt.Errorf("-o -: a filter is published by renaming a complete file over its path, so it cannot go to stdout; give a path")
-		}
-		v, err := ff.check()
-		if err != nil {
-			return err
-		}
-		src := std.lineSource(args, *maxLine, "building")
-		counted := !ff.n.set
-		if counted {
-			// Two passes: count, then add. An input that cannot be read
-			// twice (stdin, a FIFO, /dev/fd/N as from <(zcat ...)) is
-			// copied to a spool file beside the output in the first.
-			files := args
-			if len(files) == 0 {
-				files = []string{"-"}
-			}
-			src.files = slices.Clone(files)
-			src.names = make([]string, len(files))
-			for i, name := range files {
-				src.names[i] = name
-				if name == "-" {
-					src.names[i] = "stdin"
-				}
-				if rereadable(name) {
-					continue
-				}
-				spool, err := spoolInput(src, name, filepath.Dir(*out), filepath.Base(*out))
-				if spool != "" {
-					defer os.Remove(spool)
-				}
-				if err != nil {
-					return err
-				}
-				src.files[i] = spool
-			}
-			src.label = "counting"
-			if ff.n.n, err = src.count(); err != nil {
-				return err
-			}
-			if ff.n.n == 0 {
-				return fmt.Errorf("no keys in the input")
-			}
-			src.label = "building"
-		}
-		f, err := v.create(*out, ff.n.n, ff.p, true)
-		if err != nil {
-			return err
-		}
-		// The new file is this goroutine's alone until it is published: a
-		// variant with a single-writer path (partitioned's Builder) fills
-		// it with plain stores.
-		add := func(line []byte) (bool, error) { return v.tryAdd(f, line) }
-		done := func() {}
-		if v.bulk != nil {
-			bulkAdd, flush := v.bulk(f)
-			add, done = func(line []byte) (bool, error) { return bulkAdd(line), nil }, flush
-		}
-		var added, fresh uint64
-		err = src.each(func(line []byte) error {
-			isNew, err := add(line)
-			if err != nil {
-				return err
-			}
-			added++
-			if isNew {
-				fresh++
-			}
-			return nil
-		})
-		done()
-		if err == nil && counted && added != ff.n.n {
-			err = fmt.Errorf("the input changed while it was read: %d keys counted, then %d read; %s left as it was", ff.n.n, added, *out)
-		}
-		if err != nil {
-			f.Close() // discards the temporary file
-			return err
-		}
-		if err := v.publish(f); err != nil {
-			return err
-		}
-		fmt.Fprintf(std.out, "%s: %s filter of %d keys (%d distinct by the filter), capacity %d, p = %g\n",
-			*out, v.name, added, fresh, ff.n.n, ff.p)
-		return nil
+	b := &builder{std: std}
+	b.ff.define(fs, 0)
+	fs.StringVar(&b.out, "o", "", "the filter file to publish (replaced atomically if it exists)")
+	fs.IntVar(&b.maxLine, "max-line", defaultMaxLine, "longest key line accepted, in bytes")
+	b.strict = strictFlag(fs)
+	return b.run
+}
+
+// builder is one run of build.
+type builder struct {
+	std     stdio
+	ff      filterFlags
+	out     string
+	maxLine int
+	strict  *bool
+}
+
+func (b *builder) run(args []string) error {
+	if b.out == "" {
+		return fmt.Errorf("missing -o FILE")
 	}
+	if b.out == "-" {
+		return fmt.Errorf("-o -: a filter is published by renaming a complete file over its path, so it cannot go to stdout; give a path")
+	}
+	v, err := b.ff.check()
+	if err != nil {
+		return err
+	}
+	src := b.std.lineSource(args, b.maxLine, "building")
+	counted := !b.ff.n.set
+	if counted {
+		spools, err := b.count(src, args)
+		for _, s := range spools {
+			defer os.Remove(s)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := b.ff.alloc.check(b.std, "build", b.out, v, b.ff.n.n, b.ff.p); err != nil {
+		return err
+	}
+	f, err := v.create(b.out, b.ff.n.n, b.ff.p, true)
+	if err != nil {
+		return err
+	}
+	added, fresh, err := b.fill(f, v, src, counted)
+	if err == nil && counted && added != b.ff.n.n {
+		err = b.changed(added)
+	}
+	if err != nil {
+		f.Close() // discards the temporary file
+		return err
+	}
+	if err := interrupted(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := v.publish(f); err != nil {
+		return err
+	}
+	fmt.Fprintf(b.std.out, "%s: %s filter of %d keys (%d distinct by the filter), capacity %d, p = %g\n",
+		b.out, v.name, added, fresh, b.ff.n.n, b.ff.p)
+	return nil
+}
+
+// count sets -n from the input: two passes, count then add. An input that
+// cannot be read twice (stdin, a FIFO, /dev/fd/N as from <(zcat ...)) is
+// copied to a spool file beside the output in the first; count returns the
+// spools made, for the caller to remove.
+func (b *builder) count(src *lineSource, args []string) (spools []string, err error) {
+	files := args
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	src.files = slices.Clone(files)
+	src.names = make([]string, len(files))
+	for i, name := range files {
+		src.names[i] = name
+		if name == "-" {
+			src.names[i] = "stdin"
+		}
+		if rereadable(name) {
+			continue
+		}
+		spool, err := spoolInput(src, name, filepath.Dir(b.out), filepath.Base(b.out))
+		if spool != "" {
+			spools = append(spools, spool)
+		}
+		if err != nil {
+			return spools, err
+		}
+		src.files[i] = spool
+	}
+	src.label = "counting"
+	if b.ff.n.n, err = src.count(); err != nil {
+		return spools, err
+	}
+	if b.ff.n.n == 0 {
+		return spools, fmt.Errorf("no keys in the input")
+	}
+	src.label = "building"
+	return spools, nil
+}
+
+// changed is the error of an input that gave another count the second time.
+func (b *builder) changed(added uint64) error {
+	return fmt.Errorf("the input changed while it was read: %d keys counted, then %d read; %s left as it was", b.ff.n.n, added, b.out)
+}
+
+// fill adds the keys of src to the new filter f, watching its capacity; a
+// counted input that gives more keys than counted has changed.
+func (b *builder) fill(f filter, v *variant, src *lineSource, counted bool) (added, fresh uint64, err error) {
+	// The new file is this goroutine's alone until it is published: a
+	// variant with a single-writer path (partitioned's Builder) fills it
+	// with plain stores.
+	add := func(line []byte) (bool, error) { return v.tryAdd(f, line) }
+	done := func() {}
+	if v.bulk != nil {
+		bulkAdd, flush := v.bulk(f)
+		add, done = func(line []byte) (bool, error) { return bulkAdd(line), nil }, flush
+	}
+	watch := newCapacityWatch(b.std, "build", b.out, f, v, *b.strict)
+	err = src.each(func(line []byte) error {
+		if counted && added == b.ff.n.n {
+			return b.changed(added + 1)
+		}
+		if err := watch.before(f, line); err != nil {
+			return err
+		}
+		isNew, err := add(line)
+		if err != nil {
+			return err
+		}
+		watch.added(isNew)
+		added++
+		if isNew {
+			fresh++
+		}
+		return nil
+	})
+	done()
+	if err == nil {
+		watch.finish(f)
+	}
+	return added, fresh, err
 }
 
 // spoolInput copies the input name ("-" is stdin) of src to a new hidden

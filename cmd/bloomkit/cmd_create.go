@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
 )
 
 func wantArgs(args []string, min int, what string) error {
@@ -12,6 +13,10 @@ func wantArgs(args []string, min int, what string) error {
 	return nil
 }
 
+// createCommand makes an empty filter file. Its allocation can take a while
+// (a large file, or a file system without fallocate, where it is written
+// with zeros); a signal meanwhile removes the new file once the allocation
+// returns, so that a retry does not find it ("file exists").
 func createCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	var ff filterFlags
 	ff.define(fs, 1_000_000)
@@ -23,8 +28,19 @@ func createCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		if err != nil {
 			return err
 		}
+		if err := ff.alloc.check(std, "create", args[0], v, ff.n.n, ff.p); err != nil {
+			return err
+		}
+		if err := interrupted(); err != nil {
+			return err
+		}
 		f, err := v.create(args[0], ff.n.n, ff.p, false)
 		if err != nil {
+			return err
+		}
+		if err := interrupted(); err != nil {
+			f.Close()
+			os.Remove(args[0]) // made by this run (create refuses an existing path)
 			return err
 		}
 		return f.Close()

@@ -16,6 +16,7 @@ func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	ff.define(fs, 10_000_000)
 	state := fs.String("state", "", "filter file that remembers seen lines across runs (created with -variant, -n, -p if missing)")
 	maxLine := fs.Int("max-line", defaultMaxLine, "longest line accepted, in bytes")
+	strict := strictFlag(fs)
 	return func(args []string) error {
 		v, err := ff.check()
 		if err != nil {
@@ -29,7 +30,9 @@ func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 			if _, statErr := os.Stat(*state); statErr == nil {
 				f, v, err = openFile(*state, false)
 			} else if errors.Is(statErr, os.ErrNotExist) {
-				f, err = v.create(*state, ff.n.n, ff.p, false)
+				if err = ff.alloc.check(std, "dedup", *state, v, ff.n.n, ff.p); err == nil {
+					f, err = v.create(*state, ff.n.n, ff.p, false)
+				}
 			} else {
 				err = statErr
 			}
@@ -37,7 +40,12 @@ func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		if err != nil {
 			return err
 		}
+		name := *state
+		if name == "" {
+			name = "the in-memory filter"
+		}
 		d := newDeduper(f, v, std.out)
+		d.watch = newCapacityWatch(std, "dedup", name, f, v, *strict)
 		src := std.lineSource(args, *maxLine, "dedup")
 		src.idle = d.flush // a pipe that pauses (tail -f) gets its lines now
 		err = src.each(d.line)
@@ -46,17 +54,13 @@ func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		if ferr := d.flush(); err == nil {
 			err = ferr
 		}
+		if err == nil {
+			d.watch.finish(f)
+		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
-		if err != nil {
-			return err
-		}
-		if f.Added() > f.Capacity() {
-			fmt.Fprintf(std.err, "bloomkit dedup: warning: %d distinct lines exceed the capacity %d; the false-positive rate is now about %.3g\n",
-				f.Added(), f.Capacity(), f.EstimatedFPR())
-		}
-		return nil
+		return err
 	}
 }
 
@@ -79,6 +83,7 @@ type deduper struct {
 	pending  map[uint64]int
 	collided map[string]struct{}
 	hash     func([]byte) uint64 // xxh3; a test makes every line collide
+	watch    *capacityWatch      // nil: not watched
 	err      error               // the first write or record error; sticky
 }
 
@@ -130,7 +135,7 @@ func (d *deduper) flush() error {
 	}
 	for rest := d.buf; len(rest) > 0; {
 		i := bytes.IndexByte(rest, '\n')
-		if _, err := d.v.tryAdd(d.f, rest[:i]); err != nil {
+		if err := d.record(rest[:i]); err != nil {
 			d.err = err
 			return err
 		}
@@ -139,5 +144,24 @@ func (d *deduper) flush() error {
 	d.buf = d.buf[:0]
 	clear(d.pending)
 	clear(d.collided)
+	return nil
+}
+
+// record adds a printed line to the filter, watching its capacity: the
+// moment the lines pass it, a warning (or with -strict an error: the
+// lines printed and not recorded are printed again by the next run).
+func (d *deduper) record(line []byte) error {
+	if d.watch != nil {
+		if err := d.watch.before(d.f, line); err != nil {
+			return err
+		}
+	}
+	isNew, err := d.v.tryAdd(d.f, line)
+	if err != nil {
+		return err
+	}
+	if d.watch != nil {
+		d.watch.added(isNew)
+	}
 	return nil
 }

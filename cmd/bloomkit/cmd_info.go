@@ -56,11 +56,28 @@ func infoCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		}
 		fmt.Fprintf(std.out, ", %.2f bits per key at capacity\n", float64(f.Bytes()*8)/float64(max(f.Capacity(), 1)))
 		fmt.Fprintf(std.out, "capacity       %d keys at target p = %g\n", f.Capacity(), f.TargetFPR())
-		fmt.Fprintf(std.out, "added          %d (estimated from the fill: %d)\n", f.Added(), f.ApproxCount())
-		fmt.Fprintf(std.out, "fill           %.2f%% of cells set\n", 100*f.FillRatio())
-		fmt.Fprintf(std.out, "estimated p    %.4g (from the fill)\n", f.EstimatedFPR())
+		fmt.Fprintf(std.out, "added          %d (estimated from the fill: %s)\n", f.Added(), approxCount(f))
+		facts := fillOf(f)
+		fmt.Fprintf(std.out, "fill           %.2f%% of cells set\n", 100*facts.fill)
+		fmt.Fprintf(std.out, "estimated p    %.4g (from the fill)\n", facts.est)
+		fmt.Fprintf(std.out, "state          %s\n", fillState(facts, v))
 		fmt.Fprintf(std.out, "size on disk   %d bytes (payload %d)\n", st.Size(), f.Bytes())
 		fmt.Fprintf(std.out, "checksum       %s\n", checksum)
 		return verr
 	}
+}
+
+// fillState says whether f holds what it was sized for: within capacity,
+// over it, or saturated (every cell set: every key tests present).
+func fillState(x fillFacts, v *variant) string {
+	w := x.warning()
+	switch {
+	case x.saturated():
+		return "SATURATED: every cell is set, so every key tests present; its answers mean nothing (rebuild with a larger -n)"
+	case v.tag == mmapstore.Scalable:
+		return "grows as keys are added (scalable)"
+	case w != "":
+		return "OVER CAPACITY: " + w
+	}
+	return "within capacity"
 }

@@ -1,17 +1,88 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
-func publishCommand(fs *flag.FlagSet, std stdio) func([]string) error {
-	return func(args []string) error {
+// publishCommand publishes a finished filter file over a served one: it
+// copies SRC into a temporary file beside DST (DST's mode and owner),
+// verifies the copy against its payload checksum, and renames it over DST.
+// A DST that is a folder receives SRC under its own name. A DST holding a
+// filter of another variant is refused unless -force: a server of the old
+// variant would refuse every reload of the new one. A signal during the
+// copy or the check removes the temporary file and leaves DST as it was.
+func publishCommand(flags *flag.FlagSet, std stdio) func([]string) error {
+	force := flags.Bool("force", false, "publish over a filter file of another variant (a server that maps DST as the old variant then refuses every reload)")
+	return func(args []string) (err error) {
 		if len(args) != 2 {
 			return fmt.Errorf("want SRC and DST, got %d arguments", len(args))
 		}
-		return mmapstore.PublishCopy(args[0], args[1])
+		src, dst := args[0], args[1]
+		if st, err := os.Stat(dst); err == nil && st.IsDir() {
+			dst = filepath.Join(dst, filepath.Base(src))
+		}
+		sh, err := mmapstore.ReadHeader(src)
+		if err != nil {
+			return err
+		}
+		if err := checkPublishTarget(src, dst, sh, *force); err != nil {
+			return err
+		}
+		if err := interrupted(); err != nil {
+			return err
+		}
+		tmp, err := mmapstore.CopyTemp(src, dst)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err != nil {
+				os.Remove(tmp)
+			}
+		}()
+		if err := interrupted(); err != nil {
+			return err
+		}
+		if err := verifyCopy(tmp); err != nil {
+			return fmt.Errorf("%s: %w", src, err)
+		}
+		if err := interrupted(); err != nil {
+			return err
+		}
+		return mmapstore.Replace(tmp, dst)
 	}
+}
+
+// checkPublishTarget refuses to publish a filter of src's header over a
+// filter file of another variant at dst, unless force. A dst that is not a
+// filter file (missing, or damaged) is no obstacle.
+func checkPublishTarget(src, dst string, sh mmapstore.Header, force bool) error {
+	if st, err := os.Stat(dst); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file or a folder", dst)
+	}
+	dh, err := mmapstore.ReadHeader(dst)
+	if err != nil || force || dh.Variant == sh.Variant {
+		// Missing, damaged or foreign: replaced, which is what a publish
+		// of a good build is for.
+		return nil
+	}
+	return fmt.Errorf("%s is a %s filter and %s a %s one: a server of %s would refuse every reload (-force publishes anyway)",
+		src, sh.Variant, dst, dh.Variant, dst)
+}
+
+// verifyCopy checks the copy at path as Open does and against its payload
+// checksum; a file still open for writing (checksum not current) fails.
+func verifyCopy(path string) error {
+	f, _, err := openFile(path, true)
+	if err != nil {
+		return err
+	}
+	err = f.Verify()
+	return errors.Join(err, f.Close())
 }

@@ -45,16 +45,20 @@ func redisCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		defer c.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 		defer cancel()
+		// A signal cancels the transfer: Push then deletes the segments it
+		// wrote, Pull its temporary file.
+		ctx, stopTransfer := contextUntilSignal(ctx)
+		defer stopTransfer()
 		if sub == "push" {
 			opts := []redisstore.PushOption{redisstore.PushSegmentBytes(*segBytes)}
 			if *replace {
 				opts = append(opts, redisstore.Replace())
 			}
 			if err := redisstore.Push(ctx, c, name, path, opts...); err != nil {
-				return err
+				return orInterrupted(err)
 			}
 		} else if err := redisstore.Pull(ctx, c, name, path); err != nil {
-			return err
+			return orInterrupted(err)
 		}
 		f, err := redisstore.Attach(ctx, c, name)
 		if err != nil {

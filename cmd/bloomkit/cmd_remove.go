@@ -8,7 +8,8 @@ import (
 )
 
 func removeCommand(fs *flag.FlagSet, std stdio) func([]string) error {
-	maxLine := fs.Int("max-line", defaultMaxLine, "longest key line accepted, in bytes")
+	var kf keyFlags
+	kf.define(fs)
 	return func(args []string) error {
 		if err := wantArgs(args, 1, "FILE"); err != nil {
 			return err
@@ -29,7 +30,7 @@ func removeCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 			return err
 		}
 		var removed, refused uint64
-		err = keysFrom(std, args[1:], *maxLine, func(key []byte) error {
+		err = kf.each(std, "remove", args[1:], "removing", func(key []byte) error {
 			if v.remove(f, key) {
 				removed++
 			} else {

@@ -10,7 +10,8 @@ func testCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	onlyPresent := fs.Bool("present", false, "print only the keys that are present, bare (exit 1 if none)")
 	onlyAbsent := fs.Bool("absent", false, "print only the keys that are absent, bare (exit 0 if any, 1 if none, like grep)")
 	quiet := fs.Bool("q", false, "print nothing; only the exit status tells")
-	maxLine := fs.Int("max-line", defaultMaxLine, "longest key line accepted, in bytes")
+	var kf keyFlags
+	kf.define(fs)
 	var vf verifyFlags
 	vf.define(fs)
 	return func(args []string) error {
@@ -32,12 +33,17 @@ func testCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		if w := state.warning(args[0]); w != "" {
 			fmt.Fprintf(std.err, "bloomkit test: warning: %s\n", w)
 		}
+		if f.Added() > f.Capacity() { // the full check reads the whole filter: only then
+			if w := rateWarning(f); w != "" {
+				fmt.Fprintf(std.err, "bloomkit test: warning: %s: %s\n", args[0], w)
+			}
+		}
 		w := bufio.NewWriter(std.out)
 		defer w.Flush()
 		// Like grep: the keys selected (present ones, or absent ones with
 		// -absent) decide the exit status.
 		selected := false
-		err = keysFrom(std, args[1:], *maxLine, func(key []byte) error {
+		err = kf.each(std, "test", args[1:], "testing", func(key []byte) error {
 			present := f.Contains(key)
 			switch {
 			case *onlyAbsent && !present, *onlyPresent && present:

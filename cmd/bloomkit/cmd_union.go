@@ -13,6 +13,7 @@ import (
 // never holds a whole filter in its own memory.
 func unionCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	out := fs.String("o", "", "the filter file to write (replaced atomically if it exists)")
+	strict := strictFlag(fs)
 	return func(args []string) (err error) {
 		if *out == "" {
 			return fmt.Errorf("missing -o OUT")
@@ -59,26 +60,42 @@ func unionCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		if err != nil {
 			return err
 		}
-		for _, p := range args[1:] {
-			if err := interrupted(); err != nil {
+		if err := mergeInto(dst, v, args[1:]); err != nil {
+			dst.Close()
+			return err
+		}
+		if w := rateWarning(dst); w != "" {
+			if *strict {
 				dst.Close()
-				return err
+				return fmt.Errorf("%s: %w: the merged filter is %s; nothing written (-strict)", *out, errOverCapacity, w)
 			}
-			src, err := v.open(p, true)
-			if err != nil {
-				dst.Close()
-				return err
-			}
-			err = v.union(dst, src)
-			src.Close()
-			if err != nil {
-				dst.Close()
-				return fmt.Errorf("%s: %w", p, err)
-			}
+			fmt.Fprintf(std.err, "bloomkit union: warning: %s: %s\n", *out, w)
 		}
 		if err := dst.Close(); err != nil {
 			return err
 		}
+		if err := interrupted(); err != nil {
+			return err
+		}
 		return mmapstore.Replace(tmp, *out)
 	}
+}
+
+// mergeInto ORs the filter files at paths, of variant v, into dst.
+func mergeInto(dst filter, v *variant, paths []string) error {
+	for _, p := range paths {
+		if err := interrupted(); err != nil {
+			return err
+		}
+		src, err := v.open(p, true)
+		if err != nil {
+			return err
+		}
+		err = v.union(dst, src)
+		src.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	return nil
 }

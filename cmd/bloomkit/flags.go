@@ -57,11 +57,12 @@ func (s *sizeFlag) Set(v string) error {
 	return nil
 }
 
-// filterFlags are the flags that size a new filter.
+// filterFlags are the flags that size a new filter, and allocate it.
 type filterFlags struct {
 	variant string
 	n       countFlag
 	p       float64
+	alloc   allocFlags
 }
 
 func (ff *filterFlags) define(fs *flag.FlagSet, defaultN uint64) {
@@ -69,6 +70,7 @@ func (ff *filterFlags) define(fs *flag.FlagSet, defaultN uint64) {
 	fs.StringVar(&ff.variant, "variant", "standard", "filter variant: "+variantNames())
 	fs.Var(&ff.n, "n", "expected number of keys (forms like 200000 or 1e9)")
 	fs.Float64Var(&ff.p, "p", 0.01, "target false-positive rate, in (0,1)")
+	ff.alloc.define(fs)
 }
 
 func (ff *filterFlags) check() (*variant, error) {

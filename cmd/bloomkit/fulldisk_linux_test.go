@@ -33,9 +33,15 @@ func TestAddOnFullDisk(t *testing.T) {
 
 		bk(t, dir, "", "create", "-variant", "scalable", "-n", "1000", "s.bloom").ok(t)
 		writeFile(t, filepath.Join(elsewhere, "keys.txt"), keyLines("key-", 1_500_000))
-		r := bk(t, dir, "", "add", "s.bloom", filepath.Join(elsewhere, "keys.txt"))
+		r := bk(t, dir, "", "add", "s.bloom", "-f", filepath.Join(elsewhere, "keys.txt"))
 		require.NotZero(t, r.code, "growth refused by a full disk: stdout %s", r.stdout)
 		require.Contains(t, r.stderr, "no space left on device")
 		t.Logf("add on a full disk: exit %d, %s", r.code, r.stderr)
+		require.NoError(t, os.Remove(filepath.Join(dir, "s.bloom")))
+
+		// Issue 26, Lower: the full disk was reported once per temporary
+		// file that met it (hundreds of lines from common). One line now.
+		writeFile(t, filepath.Join(elsewhere, "lines.txt"), keyLines("line-", 400_000))
+		bk(t, elsewhere, "", "common", "-mem", "2MiB", "-tmp", dir, "lines.txt", "lines.txt").fails(t, "no space left on device", "more errors")
 	})
 }

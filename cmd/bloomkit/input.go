@@ -200,17 +200,3 @@ func (s *lineSource) count() (uint64, error) {
 	err := s.each(func([]byte) error { n++; return nil })
 	return n, err
 }
-
-// keysFrom calls fn with each key given as an argument, or with each line of
-// stdin when there is none.
-func keysFrom(std stdio, args []string, maxLine int, fn func([]byte) error) error {
-	if len(args) > 0 {
-		for _, a := range args {
-			if err := fn([]byte(a)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return std.lineSource(nil, maxLine, "reading").each(fn)
-}

@@ -6,9 +6,10 @@
 //
 // Run "bloomkit help" for the commands and "bloomkit <command> -h" for the
 // flags of one. Errors print one line naming the problem and exit with
-// status 2. SIGINT and SIGTERM stop build, add, remove, union and dedup
+// status 2. SIGINT and SIGTERM stop every command that writes a file or
+// Redis (build, add, remove, union, dedup, create, publish, redis, demo)
 // cleanly (no temporary file left, state files closed) with status 130 and
-// 143.
+// 143; see signals.go for a second and a third signal.
 package main
 
 import (
@@ -42,30 +43,30 @@ type stdio struct {
 
 // commands is the command table: one entry per cmd_<name>.go file.
 var commands = map[string]command{
-	"add": {summary: "add keys (one per line, from KEYFILEs or stdin) to a filter file; prints how many were new",
-		usage: "FILE [KEYFILE...]", setup: addCommand, signals: true},
+	"add": {summary: "add keys (arguments, lines of -f files, or lines of stdin when neither) to a filter file; prints how many were new",
+		usage: "FILE [KEY...] [-f KEYFILE]...", setup: addCommand, signals: true},
 	"bench": {summary: "compare the filter variants on generated keys: speed, bits per key, measured rate",
 		setup: benchCommand},
 	"build": {summary: "build a filter file from keys and publish it atomically (counts the keys first when -n is absent)",
 		usage: "-o FILE [KEYFILE...]", setup: buildCommand, signals: true},
 	"common": {summary: "print the lines present in every file, exactly (a line c_i times in file i is printed min(c_i) times, in the last file's order), for files much larger than memory",
 		usage: "FILE1 FILE2 [FILE3 ...]", setup: commonCommand},
-	"create": {summary: "create an empty filter file", usage: "FILE", setup: createCommand},
-	"dedup": {summary: "print each line not seen before (probabilistic: a false positive drops a new line)",
+	"create": {summary: "create an empty filter file", usage: "FILE", setup: createCommand, signals: true},
+	"dedup": {summary: "print each line not seen before (probabilistic: a false positive drops a new line). With -state, a line counts as seen once it is written to stdout: lines still in a pipe's buffer when the reader quits early (| head) are recorded but never read; write to a file and read that instead (dedup -state s.bloom > new.txt; head new.txt)",
 		usage: "[FILE...]", setup: dedupCommand, signals: true},
-	"demo": {summary: "build, map and measure a filter of generated keys (no input needed)", setup: demoCommand},
+	"demo": {summary: "build, map and measure a filter of generated keys (no input needed)", setup: demoCommand, signals: true},
 	"info": {summary: "describe a filter file: variant, geometry, fill, rates, checksum (checked for files up to 64 MiB)",
 		usage: "FILE", setup: infoCommand},
 	"publish": {summary: "copy a finished filter file over a served one safely: verified, written beside it, renamed over it (never cp onto a served file: its server dies of SIGBUS)",
-		usage: "SRC DST", setup: publishCommand},
+		usage: "SRC DST (DST may be a folder)", setup: publishCommand, signals: true},
 	"redis": {summary: "copy a partitioned filter file to Redis (push) or from Redis to a file (pull); URL is redis://host:port[/db]?name=NAME[&cluster=true]",
-		usage: "push FILE URL | pull URL FILE", setup: redisCommand},
-	"remove": {summary: "remove keys (arguments, or lines of stdin) from a counting filter file",
-		usage: "FILE [KEY...]", setup: removeCommand, signals: true},
+		usage: "push FILE URL | pull URL FILE", setup: redisCommand, signals: true},
+	"remove": {summary: "remove keys (arguments, lines of -f files, or lines of stdin when neither) from a counting filter file",
+		usage: "FILE [KEY...] [-f KEYFILE]...", setup: removeCommand, signals: true},
 	"serve": {summary: "serve the filter files of a folder to any Redis client (RedisBloom's BF.* commands), hot-swapped when a file is published",
 		usage: "-dir DIR", setup: serveCommand},
-	"test": {summary: "test keys (arguments, or lines of stdin); like grep, exit 0 if a key was selected (present, or absent with -absent), 1 if none, 2 on error",
-		usage: "FILE [KEY...]", setup: testCommand},
+	"test": {summary: "test keys (arguments, lines of -f files, or lines of stdin when neither); like grep, exit 0 if a key was selected (present, or absent with -absent), 1 if none, 2 on error",
+		usage: "FILE [KEY...] [-f KEYFILE]...", setup: testCommand},
 	"union": {summary: "merge filter files of the same variant, geometry and seed into a new file",
 		usage: "-o OUT A B...", setup: unionCommand, signals: true},
 	"verify": {summary: "check a filter file against its payload checksum (reads the whole file)",
@@ -139,10 +140,33 @@ func runWith(args []string, std stdio) int {
 		if c.signals && errors.Is(err, syscall.EPIPE) {
 			return 128 + int(syscall.SIGPIPE) // stdout was closed: quiet, as the default action
 		}
-		fmt.Fprintf(stderr, "bloomkit %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "bloomkit %s: %s\n", args[0], oneLine(err))
 		return 2
 	}
 	return 0
+}
+
+// oneLine is err's message on one line. Errors joined from parallel work
+// (errors.Join of the same failure on every partition file of a full disk)
+// read as one line per part: the first is kept, and the count of the
+// others said after it.
+func oneLine(err error) string {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	var kept []string
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); l != "" {
+			kept = append(kept, l)
+		}
+	}
+	switch len(kept) {
+	case 0:
+		return "error"
+	case 1:
+		return kept[0]
+	case 2:
+		return kept[0] + "; " + kept[1]
+	}
+	return fmt.Sprintf("%s (and %d more errors)", kept[0], len(kept)-1)
 }
 
 func newFlagSet(name string, c command, stderr io.Writer) *flag.FlagSet {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -9,17 +11,26 @@ import (
 	"syscall"
 )
 
-// Signals. The commands that write files or print as they read (build, add,
-// remove, union, dedup) run with SIGINT and SIGTERM caught: the first one
-// sets a stop that the line loop checks before each line and that ends any
-// read blocked on a pipe, a FIFO or a terminal (see openInput). The command
-// then takes its error path as for any failed read: a build or union
-// removes its temporary and spool files and publishes nothing, add and
-// remove close their filter (synced and sealed, with the keys read so far),
-// dedup prints what it has accepted and only then records it. run exits
-// with 128 + the signal number (130 for SIGINT, 143 for SIGTERM), the
-// shell's convention. A second signal ends the process at once, the
-// default action, for a user who will not wait for the cleanup.
+// Signals. The commands that create or write something (build, add,
+// remove, union, dedup, create, publish, redis, demo) run with SIGINT and
+// SIGTERM caught: the first one sets a stop that the line loops check
+// before each line, that ends any read blocked on a pipe, a FIFO or a
+// terminal (see asyncReader), and that cancels a Redis transfer's context
+// (contextUntilSignal). The command then takes its error path as for any
+// failed read: a build, union or publish removes its temporary and spool
+// files and publishes nothing, add and remove close their filter (synced
+// and sealed, with the keys read so far), dedup prints what it has
+// accepted and only then records it, create removes the file it made,
+// demo its folder, redis push the segments it wrote and redis pull its
+// temporary file. Work that cannot be cut short (an allocation, a file
+// copy) finishes first. run exits with 128 + the signal number (130 for
+// SIGINT, 143 for SIGTERM), the shell's convention.
+//
+// A second signal does not stop the cleanup: `timeout` signals the process
+// and then its process group, so two signals are the normal case, not a
+// user in a hurry. It prints one line saying the cleanup goes on. A third
+// signal is the escape hatch: it ends the process at once (status 128 + the
+// signal's number), and may leave a temporary file behind.
 //
 // SIGPIPE is caught too while such a command runs, so that a write to a
 // closed stdout returns EPIPE instead of killing the process before it has
@@ -28,8 +39,9 @@ import (
 
 // stopper is the signal state of the running command.
 type stopper struct {
-	sig  atomic.Int32  // the first SIGINT or SIGTERM, 0 until then
-	done chan struct{} // closed when sig is set
+	sig   atomic.Int32  // the first SIGINT or SIGTERM, 0 until then
+	done  chan struct{} // closed when sig is set
+	extra atomic.Int32  // signals after the first
 }
 
 // stop is the stopper of the command that run is running with signals
@@ -69,12 +81,16 @@ func catchSignals() (release func()) {
 				if sig == syscall.SIGPIPE {
 					continue // the write that raised it returns EPIPE
 				}
-				s.sig.Store(int32(sig.(syscall.Signal)))
-				close(s.done)
-				// The next SIGINT or SIGTERM takes the default action.
-				signal.Reset(syscall.SIGINT, syscall.SIGTERM)
-				<-quit
-				return
+				if s.sig.CompareAndSwap(0, int32(sig.(syscall.Signal))) {
+					close(s.done)
+					continue
+				}
+				if s.extra.Add(1) == 1 {
+					fmt.Fprintln(os.Stderr, "bloomkit: cleaning up before exiting (a third signal exits at once and may leave files behind)")
+					continue
+				}
+				// The third signal: exit now, with the signal's status.
+				os.Exit(128 + int(sig.(syscall.Signal)))
 			}
 		}
 	}()
@@ -224,4 +240,29 @@ func (a *asyncReader) Read(p []byte) (int, error) {
 func (a *asyncReader) Close() error {
 	a.once.Do(func() { close(a.quit) })
 	return nil
+}
+
+// contextUntilSignal is ctx cancelled also when a caught signal asks the
+// command to stop: for work that takes a context (a Redis transfer).
+func contextUntilSignal(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	if ch := stopChan(); ch != nil {
+		go func() {
+			select {
+			case <-ch:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return ctx, cancel
+}
+
+// orInterrupted is the signal's error when a signal stopped the work that
+// returned err (its own error is then a cancelled context), else err.
+func orInterrupted(err error) error {
+	if sig := interrupted(); sig != nil {
+		return sig
+	}
+	return err
 }

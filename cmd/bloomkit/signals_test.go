@@ -3,8 +3,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -116,4 +120,55 @@ func TestIdleRunsWhenInputPauses(t *testing.T) {
 	require.NoError(t, w.Close())
 	require.NoError(t, <-done)
 	require.Equal(t, []string{"a", "b"}, seen)
+}
+
+// TestSecondSignalLetsTheCleanupFinish: issue 26 row 9. `timeout` sends
+// two signals (to the process, then to its group); the second one used to
+// end the process in the middle of its cleanup. Now a second signal lets
+// the cleanup finish, and a third, the escape hatch, exits at once. The
+// child is this test binary: it catches signals, receives them, and then
+// "cleans up" for 3 s.
+func TestSecondSignalLetsTheCleanupFinish(t *testing.T) {
+	if n := os.Getenv("BLOOMKIT_SIGNAL_CHILD"); n != "" {
+		signalChild(n)
+		return
+	}
+	for _, c := range []struct {
+		signals int
+		code    int
+		done    bool // the cleanup ran to its end
+	}{{2, 0, true}, {3, 130, false}} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSecondSignalLetsTheCleanupFinish$")
+		cmd.Env = append(os.Environ(), "BLOOMKIT_SIGNAL_CHILD="+strconv.Itoa(c.signals), "BLOOMKIT_CLI_BIN="+bloomkitBin)
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		start := time.Now()
+		err := cmd.Run()
+		elapsed := time.Since(start)
+		require.Equal(t, c.code, cmd.ProcessState.ExitCode(), "%d signals: %v %s", c.signals, err, out.String())
+		require.Equal(t, c.done, strings.Contains(out.String(), "CLEANUP-DONE"), out.String())
+		require.Contains(t, out.String(), "a third signal exits at once")
+		if !c.done {
+			require.Less(t, elapsed, 2500*time.Millisecond, "the third signal did not wait for the cleanup")
+		}
+	}
+}
+
+// signalChild sends itself n SIGINTs while it catches them, then cleans
+// up for 3 s and prints CLEANUP-DONE.
+func signalChild(n string) {
+	count, _ := strconv.Atoi(n)
+	release := catchSignals()
+	for i := 0; i < count; i++ {
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		time.Sleep(100 * time.Millisecond) // each one handled before the next
+	}
+	if interrupted() == nil {
+		fmt.Println("NOT-INTERRUPTED")
+		os.Exit(1)
+	}
+	time.Sleep(3 * time.Second) // the cleanup
+	release()
+	fmt.Println("CLEANUP-DONE")
+	os.Exit(0)
 }

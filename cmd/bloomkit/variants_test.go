@@ -52,7 +52,7 @@ func TestBlockedVariants(t *testing.T) {
 				return
 			}
 			writeFile(t, filepath.Join(dir, "x.txt"), keyLines("x", 100))
-			bk(t, dir, "", "add", "g.bloom", "x.txt").ok(t)
+			bk(t, dir, "", "add", "g.bloom", "-f", "x.txt").ok(t)
 			bk(t, dir, "", "union", "-o", "u.bloom", "f.bloom", "g.bloom").ok(t)
 			out = bk(t, dir, "", "test", "u.bloom", "more7", "x99").ok(t)
 			require.Equal(t, "more7\tpresent\nx99\tpresent\n", out)

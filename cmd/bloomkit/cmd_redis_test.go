@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -101,4 +103,42 @@ func TestRedisPushPull(t *testing.T) {
 	bk(t, dir, "", "redis", "push", "f.bloom").fails(t, "2 arguments")
 	bk(t, dir, "", "build", "-n", "100", "-o", "std.bloom", "keys.txt").ok(t)
 	bk(t, dir, "", "redis", "push", "std.bloom", url+"x").fails(t, "wrong filter variant")
+}
+
+// TestRedisInterrupted replays issue 26 row 8 for redis: Ctrl-C during
+// `redis push` left the segments written so far in Redis (18 orphan keys
+// there), and during `redis pull` a .FILE.tmp-* beside the target. Now a
+// signal cancels the transfer: push deletes what it wrote and pull its
+// temporary file, and the command exits 130 or 143.
+func TestRedisInterrupted(t *testing.T) {
+	srv := startRedis(t)
+	dir := t.TempDir()
+	url := "redis://" + srv.Addr + "/0?name=big"
+	c, _, err := redisstore.ParseURL(url)
+	require.NoError(t, err)
+	defer c.Close()
+	ctx := context.Background()
+	// 120 MB in 4 KiB segments: about half a second to push or pull.
+	bk(t, dir, "", "create", "-variant", "partitioned", "-n", "1e8", "big.bloom").ok(t)
+
+	p := startBK(t, dir, false, nil, "redis", "push", "-segment-bytes", "4096", "big.bloom", url)
+	deadline := time.Now().Add(20 * time.Second)
+	for n, _ := c.DBSize(ctx).Result(); n == 0; n, _ = c.DBSize(ctx).Result() {
+		require.True(t, time.Now().Before(deadline), "push wrote nothing")
+		time.Sleep(time.Millisecond)
+	}
+	p.signal(t, syscall.SIGINT)
+	r := p.wait(t, 30*time.Second)
+	require.Equal(t, 130, r.code, "stdout: %s stderr: %s", r.stdout, r.stderr)
+	n, err := c.DBSize(ctx).Result()
+	require.NoError(t, err)
+	require.Zero(t, n, "no orphan segment left in Redis")
+
+	bk(t, dir, "", "redis", "push", "-segment-bytes", "4096", "big.bloom", url).ok(t)
+	p = startBK(t, dir, false, nil, "redis", "pull", url, "copy.bloom")
+	waitForEntry(t, dir, ".copy.bloom.tmp-", 20*time.Second)
+	p.signal(t, syscall.SIGTERM)
+	r = p.wait(t, 30*time.Second)
+	require.Equal(t, 143, r.code, "stdout: %s stderr: %s", r.stdout, r.stderr)
+	require.Equal(t, []string{"big.bloom"}, dirNames(t, dir), "no temporary file left")
 }
