@@ -41,7 +41,9 @@ func TestAddOnFullDisk(t *testing.T) {
 
 		// Issue 26, Lower: the full disk was reported once per temporary
 		// file that met it (hundreds of lines from common). One line now.
+		// (Two files with the same lines: one file named twice is read once.)
 		writeFile(t, filepath.Join(elsewhere, "lines.txt"), keyLines("line-", 400_000))
-		bk(t, elsewhere, "", "common", "-mem", "2MiB", "-tmp", dir, "lines.txt", "lines.txt").fails(t, "no space left on device", "more errors")
+		writeFile(t, filepath.Join(elsewhere, "lines2.txt"), keyLines("line-", 400_000))
+		bk(t, elsewhere, "", "common", "-mem", "2MiB", "-tmp", dir, "lines.txt", "lines2.txt").fails(t, "no space left on device", "more errors")
 	})
 }
