@@ -140,7 +140,8 @@ func (f *File) Prefault() error {
 
 // Close releases the mapping. For a writable file it first computes the
 // payload checksum, marks it current, records count and makes everything
-// durable: O(size) for a writer, O(1) for a reader. The payload must not be
+// durable: O(size) for a writer, O(1) for a reader. A build made by
+// CreateTemp and not published is removed instead, at no O(size) cost. The payload must not be
 // used after Close. Closing twice returns ErrClosed.
 //
 // A writable file whose path no longer names it is sealed and closed all
@@ -152,14 +153,20 @@ func (f *File) Close(count uint64) error {
 	if f.closed {
 		return fmt.Errorf("%w: %s", ErrClosed, f.path)
 	}
+	if f.target != "" {
+		// An unpublished build is not kept: removed before it is unmapped,
+		// so that its dirty pages are dropped rather than sealed and
+		// written back (an interrupted build of 360 MB took 22 s to exit
+		// when Close sealed it first).
+		os.Remove(f.path)
+		return f.release()
+	}
 	var err error
 	if !f.readOnly {
 		err = f.seal(count)
-	}
-	if f.target != "" {
-		os.Remove(f.path) // an unpublished build is not kept
-	} else if !f.readOnly && err == nil {
-		err = f.stillAtPath("close")
+		if err == nil {
+			err = f.stillAtPath("close")
+		}
 	}
 	return errors.Join(err, f.release())
 }
