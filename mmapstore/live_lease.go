@@ -3,6 +3,7 @@ package mmapstore
 import (
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"runtime"
 	"sync/atomic"
@@ -21,7 +22,7 @@ type generation[T io.Closer] struct {
 	retired atomic.Bool  // no longer current: each slot's "current" reference was dropped
 	live    atomic.Int64 // slots not yet dead; the filter closes when it reaches 0
 	slots   []Lease[T]
-	mask    uintptr // len(slots) - 1
+	shift   uint // 64 - log2(len(slots)): stripe keeps the top bits of its hash
 }
 
 // Lease is a counted reference to one generation of a Live filter. A
@@ -51,7 +52,7 @@ func newGeneration[T io.Closer](v T, info os.FileInfo) *generation[T] {
 	for n < 8*runtime.GOMAXPROCS(0) && n < 4096 {
 		n *= 2
 	}
-	g := &generation[T]{info: info, value: v, slots: make([]Lease[T], n), mask: uintptr(n - 1)}
+	g := &generation[T]{info: info, value: v, slots: make([]Lease[T], n), shift: uint(65 - bits.Len(uint(n)))}
 	for i := range g.slots {
 		s := &g.slots[i]
 		s.refs.Store(1)
@@ -64,17 +65,18 @@ func newGeneration[T io.Closer](v T, info os.FileInfo) *generation[T] {
 // stripe picks a slot for the calling goroutine from the address of its
 // stack: goroutines running at the same time have different stacks, so
 // they mostly land on different slots, and a goroutine keeps its slot from
-// one lookup to the next. It costs a multiply.
-func stripe(mask uintptr) uintptr {
+// one lookup to the next. It costs a multiply (Fibonacci hashing: the top
+// bits of the product spread even evenly spaced stacks).
+func stripe(shift uint) uint64 {
 	var here byte
-	sp := uintptr(unsafe.Pointer(&here))
-	return ((sp >> 10) * 0x9e3779b97f4a7c15 >> 32) & mask
+	sp := uint64(uintptr(unsafe.Pointer(&here)))
+	return (sp >> 10) * 0x9e3779b97f4a7c15 >> shift
 }
 
 // acquire takes a reference on one slot of g, or returns nil if that slot
 // has died (g was retired and the slot's last holder left).
 func (g *generation[T]) acquire() *Lease[T] {
-	s := &g.slots[stripe(g.mask)]
+	s := &g.slots[stripe(g.shift)]
 	if s.refs.Add(1) <= 0 {
 		return nil // dead: the count stays far below zero
 	}

@@ -2,13 +2,14 @@ package mmapstore
 
 import (
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-// Leases taken at the same time by different goroutines come from
+// Leases held at the same time by different goroutines come from
 // different slots, mostly: the stripe a goroutine's stack picks must
 // spread them, or every core would write one cache line again, as before
 // the slots (issue 24).
@@ -20,22 +21,37 @@ func TestLiveSpreadsConcurrentLeases(t *testing.T) {
 	defer live.Close()
 	slots := len(live.cur.Load().slots)
 	const goroutines = 8
-	worst := goroutines
+	var counts []int
 	for round := 0; round < 200; round++ {
 		leases := make([]*Lease[*liveFile], goroutines)
-		var wg sync.WaitGroup
+		var acquired, done sync.WaitGroup
+		hold := make(chan struct{})
 		for i := range leases {
-			wg.Add(1)
-			go func() { defer wg.Done(); leases[i] = live.Acquire() }()
+			acquired.Add(1)
+			done.Add(1)
+			go func() { // alive until every lease is taken: stacks not reused
+				defer done.Done()
+				leases[i] = live.Acquire()
+				acquired.Done()
+				<-hold
+			}()
 		}
-		wg.Wait()
+		acquired.Wait()
+		close(hold)
+		done.Wait()
 		distinct := map[*Lease[*liveFile]]bool{}
 		for _, l := range leases {
 			distinct[l] = true
 			l.Release()
 		}
-		worst = min(worst, len(distinct))
+		counts = append(counts, len(distinct))
 	}
-	t.Logf("%d goroutines over %d slots: at worst %d distinct slots in 200 rounds", goroutines, slots, worst)
-	require.GreaterOrEqual(t, worst, 3)
+	slices.Sort(counts)
+	t.Logf("%d goroutines over %d slots: distinct slots in 200 rounds: worst %d, median %d", goroutines, slots, counts[0], counts[100])
+	// Uniform choices give 6.4 distinct slots on average, and all 8 in one
+	// slot with a chance of 4e-9 a round. Stacks are not uniform, and one
+	// process places them alike round after round: medians of 4 to 8 were
+	// seen over 40 runs. A stripe that used one or two slots fails.
+	require.GreaterOrEqual(t, counts[100], 3, "median")
+	require.GreaterOrEqual(t, counts[0], 2, "worst")
 }
