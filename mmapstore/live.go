@@ -82,10 +82,11 @@ func NewLive[T io.Closer](path string, open func(string) (T, error), opts ...Liv
 	return l, nil
 }
 
-// Acquire returns a lease on the current filter. It never blocks and, in
-// the common case, writes one counter that goroutines running on other
-// cores do not write; it retries only if it races with the retirement of
-// a generation. Acquire after Close panics.
+// Acquire returns a lease on the current filter. It never blocks. It adds
+// to one counter, in a slot of the generation's own that goroutines
+// running on other cores rarely share (only when their stacks hash to the
+// same slot), and Release subtracts from it; it retries only if it races
+// with the retirement of a generation. Acquire after Close panics.
 func (l *Live[T]) Acquire() *Lease[T] {
 	for {
 		g := l.cur.Load()
