@@ -17,12 +17,12 @@ import (
 // cores write different cache lines. The generation closes when every slot
 // has died (see Lease).
 type generation[T io.Closer] struct {
-	info    os.FileInfo
-	value   T
+	slots   []Lease[T]   // first: what Acquire reads, on one cache line
+	shift   uint         // 64 - log2(len(slots)): stripe keeps the top bits of its hash
 	retired atomic.Bool  // no longer current: each slot's "current" reference was dropped
 	live    atomic.Int64 // slots not yet dead; the filter closes when it reaches 0
-	slots   []Lease[T]
-	shift   uint // 64 - log2(len(slots)): stripe keeps the top bits of its hash
+	info    os.FileInfo
+	value   T
 }
 
 // Lease is a counted reference to one generation of a Live filter. A
@@ -44,15 +44,23 @@ type Lease[T io.Closer] struct {
 // late Acquires, which add 1 before they look, never bring it back up.
 const slotDead = math.MinInt64 / 2
 
-// newGeneration makes a generation of v with one slot per stripe: a
-// power of two, 8 per P (so that goroutines running at once rarely share
-// one), at least 8 and at most 4096.
-func newGeneration[T io.Closer](v T, info os.FileInfo) *generation[T] {
+// stripeShift returns the shift for stripe that gives a power of two of
+// slots, 8 per P (so that goroutines running at once rarely share one), at
+// least 8 and at most 4096. A Live keeps it for all its generations, so
+// that Acquire picks a slot without waiting for the generation's fields.
+func stripeShift() uint {
 	n := 8
 	for n < 8*runtime.GOMAXPROCS(0) && n < 4096 {
 		n *= 2
 	}
-	g := &generation[T]{info: info, value: v, slots: make([]Lease[T], n), shift: uint(65 - bits.Len(uint(n)))}
+	return uint(65 - bits.Len(uint(n)))
+}
+
+// newGeneration makes a generation of v with the slots of shift (see
+// stripeShift).
+func newGeneration[T io.Closer](v T, info os.FileInfo, shift uint) *generation[T] {
+	n := 1 << (64 - shift)
+	g := &generation[T]{info: info, value: v, slots: make([]Lease[T], n)}
 	for i := range g.slots {
 		s := &g.slots[i]
 		s.refs.Store(1)
@@ -73,10 +81,10 @@ func stripe(shift uint) uint64 {
 	return (sp >> 10) * 0x9e3779b97f4a7c15 >> shift
 }
 
-// acquire takes a reference on one slot of g, or returns nil if that slot
+// acquire takes a reference on slot i of g, or returns nil if that slot
 // has died (g was retired and the slot's last holder left).
-func (g *generation[T]) acquire() *Lease[T] {
-	s := &g.slots[stripe(g.shift)]
+func (g *generation[T]) acquire(i uint64) *Lease[T] {
+	s := &g.slots[i]
 	if s.refs.Add(1) <= 0 {
 		return nil // dead: the count stays far below zero
 	}
