@@ -40,6 +40,7 @@ type Live[T io.Closer] struct {
 	refused *refusal
 	cur     atomic.Pointer[generation[T]]
 	closed  atomic.Bool
+	shift   uint // of stripe, the same for every generation
 }
 
 // verifier is what Live needs of a filter to check the files it serves.
@@ -70,7 +71,7 @@ func NewLive[T io.Closer](path string, open func(string) (T, error), opts ...Liv
 	for _, opt := range opts {
 		opt(&o)
 	}
-	l := &Live[T]{path: path, open: open}
+	l := &Live[T]{path: path, open: open, shift: stripeShift()}
 	g, ref, err := l.load(!o.trustFirst, nil)
 	if ref != nil {
 		ref.drop()
@@ -82,17 +83,19 @@ func NewLive[T io.Closer](path string, open func(string) (T, error), opts ...Liv
 	return l, nil
 }
 
-// Acquire returns a lease on the current filter. It never blocks and, in
-// the common case, writes one counter that goroutines running on other
-// cores do not write; it retries only if it races with the retirement of
-// a generation. Acquire after Close panics.
+// Acquire returns a lease on the current filter. It never blocks. It adds
+// to one counter, in a slot of the generation's own that goroutines
+// running on other cores rarely share (only when their stacks hash to the
+// same slot), and Release subtracts from it; it retries only if it races
+// with the retirement of a generation. Acquire after Close panics.
 func (l *Live[T]) Acquire() *Lease[T] {
+	i := stripe(l.shift)
 	for {
 		g := l.cur.Load()
 		if g == nil {
 			panic("mmapstore: Acquire on a closed Live")
 		}
-		if lease := g.acquire(); lease != nil {
+		if lease := g.acquire(i); lease != nil {
 			return lease
 		}
 	}

@@ -154,7 +154,7 @@ func (l *Live[T]) loadOnce(verify bool, served os.FileInfo) (*generation[T], *re
 			return nil, ref, err
 		}
 	}
-	return newGeneration(v, p.info), nil, nil
+	return newGeneration(v, p.info, l.shift), nil, nil
 }
 
 // check decides whether a filter that can verify itself may be served:

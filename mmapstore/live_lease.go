@@ -3,6 +3,7 @@ package mmapstore
 import (
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"runtime"
 	"sync/atomic"
@@ -16,12 +17,12 @@ import (
 // cores write different cache lines. The generation closes when every slot
 // has died (see Lease).
 type generation[T io.Closer] struct {
-	info    os.FileInfo
-	value   T
+	slots   []Lease[T]   // first: what Acquire reads, on one cache line
+	shift   uint         // 64 - log2(len(slots)): stripe keeps the top bits of its hash
 	retired atomic.Bool  // no longer current: each slot's "current" reference was dropped
 	live    atomic.Int64 // slots not yet dead; the filter closes when it reaches 0
-	slots   []Lease[T]
-	mask    uintptr // len(slots) - 1
+	info    os.FileInfo
+	value   T
 }
 
 // Lease is a counted reference to one generation of a Live filter. A
@@ -43,15 +44,23 @@ type Lease[T io.Closer] struct {
 // late Acquires, which add 1 before they look, never bring it back up.
 const slotDead = math.MinInt64 / 2
 
-// newGeneration makes a generation of v with one slot per stripe: a
-// power of two, 8 per P (so that goroutines running at once rarely share
-// one), at least 8 and at most 4096.
-func newGeneration[T io.Closer](v T, info os.FileInfo) *generation[T] {
+// stripeShift returns the shift for stripe that gives a power of two of
+// slots, 8 per P (so that goroutines running at once rarely share one), at
+// least 8 and at most 4096. A Live keeps it for all its generations, so
+// that Acquire picks a slot without waiting for the generation's fields.
+func stripeShift() uint {
 	n := 8
 	for n < 8*runtime.GOMAXPROCS(0) && n < 4096 {
 		n *= 2
 	}
-	g := &generation[T]{info: info, value: v, slots: make([]Lease[T], n), mask: uintptr(n - 1)}
+	return uint(65 - bits.Len(uint(n)))
+}
+
+// newGeneration makes a generation of v with the slots of shift (see
+// stripeShift).
+func newGeneration[T io.Closer](v T, info os.FileInfo, shift uint) *generation[T] {
+	n := 1 << (64 - shift)
+	g := &generation[T]{info: info, value: v, slots: make([]Lease[T], n)}
 	for i := range g.slots {
 		s := &g.slots[i]
 		s.refs.Store(1)
@@ -64,17 +73,18 @@ func newGeneration[T io.Closer](v T, info os.FileInfo) *generation[T] {
 // stripe picks a slot for the calling goroutine from the address of its
 // stack: goroutines running at the same time have different stacks, so
 // they mostly land on different slots, and a goroutine keeps its slot from
-// one lookup to the next. It costs a multiply.
-func stripe(mask uintptr) uintptr {
+// one lookup to the next. It costs a multiply (Fibonacci hashing: the top
+// bits of the product spread even evenly spaced stacks).
+func stripe(shift uint) uint64 {
 	var here byte
-	sp := uintptr(unsafe.Pointer(&here))
-	return ((sp >> 10) * 0x9e3779b97f4a7c15 >> 32) & mask
+	sp := uint64(uintptr(unsafe.Pointer(&here)))
+	return (sp >> 10) * 0x9e3779b97f4a7c15 >> shift
 }
 
-// acquire takes a reference on one slot of g, or returns nil if that slot
+// acquire takes a reference on slot i of g, or returns nil if that slot
 // has died (g was retired and the slot's last holder left).
-func (g *generation[T]) acquire() *Lease[T] {
-	s := &g.slots[stripe(g.mask)]
+func (g *generation[T]) acquire(i uint64) *Lease[T] {
+	s := &g.slots[i]
 	if s.refs.Add(1) <= 0 {
 		return nil // dead: the count stays far below zero
 	}
