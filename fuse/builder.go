@@ -32,10 +32,13 @@ type Builder struct {
 	max    int      // digests buf holds before it spills
 	total  uint64   // digests added, duplicates included
 	spill  *os.File
-	runs   []run
-	end    int64 // bytes in the spill file
-	done   bool
-	temp   *mmapstore.File // the output while Publish builds it
+	// spillName is the spill file's name when it could not be unlinked
+	// while open.
+	spillName string
+	runs      []run
+	end       int64 // bytes in the spill file
+	done      bool
+	temp      *mmapstore.File // the output while Publish builds it
 }
 
 // run is one spill: its digests, ordered by bucket, at off in the spill
@@ -104,7 +107,11 @@ func (b *Builder) spillBuf() error {
 		if err != nil {
 			return fmt.Errorf("fuse: spill: %w", err)
 		}
-		os.Remove(f.Name()) // unlinked: it lives as long as the descriptor
+		// Unlinked: it lives as long as the descriptor. Where an open file
+		// cannot be removed (Windows), release removes it by name.
+		if os.Remove(f.Name()) != nil {
+			b.spillName = f.Name()
+		}
 		b.spill = f
 	}
 	b.tmp = grow(b.tmp, uint64(len(b.buf)))
@@ -136,6 +143,9 @@ func (b *Builder) release() error {
 	if b.spill != nil {
 		err = b.spill.Close()
 		b.spill = nil
+		if b.spillName != "" {
+			os.Remove(b.spillName)
+		}
 	}
 	if b.temp != nil {
 		err = errors.Join(err, b.temp.Close(0)) // removes the unpublished file

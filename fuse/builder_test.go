@@ -160,3 +160,25 @@ func TestBuilderPathIsFolder(t *testing.T) {
 		require.True(t, st.IsDir())
 	}
 }
+
+// TestBuilderEmpty: a Builder given no key publishes an empty filter that
+// opens and rules keys out (up to its rate); a second Publish is ErrInvalid.
+func TestBuilderEmpty(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.fuse")
+	b, err := NewBuilder(path, 0.01)
+	require.NoError(t, err)
+	require.NoError(t, b.Publish())
+	require.ErrorIs(t, b.Publish(), ErrInvalid)
+	f, err := OpenReadOnly(path)
+	require.NoError(t, err)
+	defer f.Close()
+	require.Zero(t, f.Len())
+	require.NoError(t, f.Verify())
+	fp := 0
+	for _, k := range keySet(3, 10000) {
+		if f.Contains(k) {
+			fp++
+		}
+	}
+	require.Less(t, fp, 100, "about 1 in 256 of absent keys")
+}

@@ -42,6 +42,7 @@ func (sc *scratch) peel(xs []uint64, g geom) bool {
 		count[h2] = (count[h2] + 4) ^ 2
 		xors[h2] ^= x
 	}
+	sc.queue = grow(sc.queue, nc) // at most every cell at once: no growth while peeling
 	queue := sc.queue[:0]
 	for c, v := range count {
 		if v>>2 == 1 {

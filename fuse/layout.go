@@ -117,6 +117,9 @@ func fingerprints[T uint8 | uint16](payload []byte, pl *plan, i int) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/int(size))
 }
 
+// uintptrOf is the address of b's first byte.
+func uintptrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
+
 func asBytes(words []uint64) []byte {
 	if len(words) == 0 {
 		return nil

@@ -21,7 +21,7 @@ func TestRandomSets(t *testing.T) {
 		builds = 30
 	}
 	r := rand.New(rand.NewPCG(22, 2022))
-	attempts := 0
+	shards := 0
 	for b := range builds {
 		seed := r.Uint64()
 		s := rand.New(rand.NewPCG(seed, 1))
@@ -51,7 +51,7 @@ func TestRandomSets(t *testing.T) {
 				t.Fatalf("build %d (set seed %#x, %d keys): false negative for key %d", b, seed, n, i)
 			}
 		}
-		attempts += f.Shards()
+		shards += f.Shards()
 	}
-	t.Logf("%d builds, %d shards", builds, attempts)
+	t.Logf("%d builds, %d shards", builds, shards)
 }

@@ -2,6 +2,7 @@ package fuse
 
 import (
 	"fmt"
+	"runtime/debug"
 	"sync"
 )
 
@@ -76,6 +77,7 @@ func (b *Builder) groupShards(sc *scratch, ds []uint64, sb uint, slo, shi int) [
 }
 
 func (b *Builder) publishSpilled() error {
+	debug.FreeOSMemory() // the spill buffers, before the groups take memory
 	sb := shardBitsFor(b.total, b.c.shardKeys)
 	ng, span := groups(sb)
 	keys := make([]uint64, 1<<sb)
@@ -124,7 +126,11 @@ func (b *Builder) publishSpilled() error {
 		for s, xs := range b.groupShards(&scs[w], ds, sb, slo, shi) {
 			buildShard(&scs[w], &pl, payload, xs, b.c.seed, slo+s)
 		}
+		last := shi - 1
+		dropPages(payload[pl.offsets[slo] : pl.offsets[last]+pl.geoms[last].cells()*uint64(pl.bits/8)])
 	})
+	scs, bufs = nil, nil
+	debug.FreeOSMemory() // the groups' memory, before the seal reads the file back
 	if firstErr != nil {
 		return firstErr
 	}

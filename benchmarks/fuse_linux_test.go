@@ -3,6 +3,7 @@ package benchmarks
 import (
 	"fmt"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,7 +23,10 @@ import (
 // op=hit and op=miss report each filter's median ns/key over 4096-key
 // turns and the ratio fuse/xorfilter; op=build builds both from the same
 // keys each round (ours on every core, xorfilter's on one, as it is) and
-// reports ns/key of each and the ratio.
+// reports wall ns/key of each and the ratio, and the process CPU time per
+// key of each and its ratio (the work, whatever share of the cores the
+// machine's other load leaves); op=many compares fuse's
+// ContainsMany (batches of 4096 absent keys) with its single Contains.
 func BenchmarkFuseDuel(b *testing.B) {
 	for _, n := range []int{1e6, 1e7} {
 		keys := NewKeySet(Key16, SetPositive, 0, n)
@@ -57,7 +61,33 @@ func BenchmarkFuseDuel(b *testing.B) {
 					duelReport(b, run)
 				})
 			}
+			b.Run(name+"/op=many", func(b *testing.B) {
+				run := []func() float64{
+					manyTurns(ours, absent, 4096),
+					lookupTurns(bloomkitFuse{ours}, absent, 4096),
+				}
+				duelReport(b, run, "many", "single")
+			})
 		}
+	}
+}
+
+// manyTurns returns a function that looks up the next turn keys of keys
+// (cycling) in f with ContainsMany and returns the time per key.
+func manyTurns(f *fuse.Filter, keys KeySet, turn int) func() float64 {
+	batch := make([][]byte, turn)
+	found := make([]bool, turn)
+	next := 0
+	return func() float64 {
+		for i := range batch {
+			batch[i] = keys.At(next)
+			if next++; next == keys.Len() {
+				next = 0
+			}
+		}
+		start := time.Now()
+		f.ContainsMany(batch, found)
+		return float64(time.Since(start).Nanoseconds()) / float64(turn)
 	}
 }
 
@@ -99,30 +129,42 @@ func xorContains(keys [][]byte, bits int) Filter {
 
 func fuseBuildDuel(b *testing.B, keys [][]byte, p float64, bits int) {
 	n := float64(len(keys))
+	var cpu [2][]float64 // process CPU time per key of each build
+	timed := func(i int, build func() error) func() float64 {
+		return func() float64 {
+			runtime.GC()
+			c0, start := processCPU(), time.Now()
+			if err := build(); err != nil {
+				b.Fatal(err)
+			}
+			cpu[i] = append(cpu[i], float64(processCPU()-c0)/n)
+			return float64(time.Since(start).Nanoseconds()) / n
+		}
+	}
 	run := []func() float64{
-		func() float64 {
-			runtime.GC()
-			start := time.Now()
-			if _, err := fuse.Build(keys, p); err != nil {
-				b.Fatal(err)
-			}
-			return float64(time.Since(start).Nanoseconds()) / n
-		},
-		func() float64 {
-			runtime.GC()
-			start := time.Now()
-			if _, err := xorBuild(keys, bits); err != nil {
-				b.Fatal(err)
-			}
-			return float64(time.Since(start).Nanoseconds()) / n
-		},
+		timed(0, func() error { _, err := fuse.Build(keys, p); return err }),
+		timed(1, func() error { _, err := xorBuild(keys, bits); return err }),
 	}
 	duelReport(b, run)
+	b.ReportMetric(median(cpu[0]), "fuse-cpu-ns/key")
+	b.ReportMetric(median(cpu[1]), "xorfilter-cpu-ns/key")
+	b.ReportMetric(median(cpu[0])/median(cpu[1]), "fuse/xorfilter-cpu")
 }
 
-// duelReport runs run[0] (fuse) and run[1] (xorfilter) in alternating
-// order each round and reports their medians and the ratio.
-func duelReport(b *testing.B, run []func() float64) {
+// processCPU is the CPU time of the whole process (every thread), in ns.
+func processCPU() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// duelReport runs run[0] (fuse, or names[0]) and run[1] (xorfilter, or
+// names[1]) in alternating order each round and reports their medians and
+// the ratio.
+func duelReport(b *testing.B, run []func() float64, names ...string) {
+	if len(names) == 0 {
+		names = []string{"fuse", "xorfilter"}
+	}
 	times := make([][]float64, 2)
 	for r := 0; b.Loop(); r++ {
 		for t := range run {
@@ -131,7 +173,7 @@ func duelReport(b *testing.B, run []func() float64) {
 		}
 	}
 	ours, theirs := median(times[0]), median(times[1])
-	b.ReportMetric(ours, "fuse-ns/key")
-	b.ReportMetric(theirs, "xorfilter-ns/key")
-	b.ReportMetric(ours/theirs, "fuse/xorfilter")
+	b.ReportMetric(ours, names[0]+"-ns/key")
+	b.ReportMetric(theirs, names[1]+"-ns/key")
+	b.ReportMetric(ours/theirs, names[0]+"/"+names[1])
 }

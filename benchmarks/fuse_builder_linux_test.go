@@ -63,6 +63,22 @@ func BenchmarkFuseBuilder(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		if err := f.Verify(); err != nil {
+			b.Fatal(err)
+		}
+		// The first 65536 keys and every 997th must be found.
+		buf := make([]byte, Key16.Len())
+		check := func(j uint64) {
+			if !f.Contains(Key(buf, Key16, SetPositive, j)) {
+				b.Fatalf("false negative: key %d of %d", j, n)
+			}
+		}
+		for j := range min(n, 65536) {
+			check(j)
+		}
+		for j := uint64(0); j < n; j += 997 {
+			check(j)
+		}
 		b.ReportMetric(float64(wall.Nanoseconds())/float64(n), "ns/key")
 		b.ReportMetric(cpu.Seconds()/wall.Seconds(), "cores")
 		b.ReportMetric(f.BitsPerKey(), "bits/key")
