@@ -46,6 +46,8 @@ func fileBytes(v *variant, n uint64, p float64) (uint64, error) {
 		m, _, err = partitioned.Params(n, p)
 	case mmapstore.Scalable:
 		m, _, err = partitioned.Params(n, p*(1-scalable.DefaultTightening))
+	case mmapstore.Fuse:
+		return 0, errStatic
 	default:
 		return 0, fmt.Errorf("%s: no size for this variant", v.name)
 	}

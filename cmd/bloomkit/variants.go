@@ -168,4 +168,6 @@ func init() {
 		(*scalable.Filter).Publish, nil)
 	s.tryAdd = func(f filter, key []byte) (bool, error) { return f.(*scalable.Filter).TryAdd(key) }
 	register(s)
+
+	register(fuseVariant())
 }
