@@ -44,7 +44,10 @@ func infoCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 			checksum = "current (recorded at close), payload not checked (-no-verify)"
 		}
 		cells := "bits"
-		if h.CellBits > 1 {
+		switch {
+		case v.tag == mmapstore.Fuse:
+			cells = fmt.Sprintf("%d-bit fingerprints", h.CellBits)
+		case h.CellBits > 1:
 			cells = fmt.Sprintf("%d-bit counters", h.CellBits)
 		}
 		fmt.Fprintf(std.out, "file           %s\n", args[0])
@@ -56,11 +59,15 @@ func infoCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		}
 		fmt.Fprintf(std.out, ", %.2f bits per key at capacity\n", float64(f.Bytes()*8)/float64(max(f.Capacity(), 1)))
 		fmt.Fprintf(std.out, "capacity       %d keys at target p = %g\n", f.Capacity(), f.TargetFPR())
-		fmt.Fprintf(std.out, "added          %d (estimated from the fill: %s)\n", f.Added(), approxCount(f))
-		facts := fillOf(f)
-		fmt.Fprintf(std.out, "fill           %.2f%% of cells set\n", 100*facts.fill)
-		fmt.Fprintf(std.out, "estimated p    %.4g (from the fill)\n", facts.est)
-		fmt.Fprintf(std.out, "state          %s\n", fillState(facts, v))
+		if v.tag == mmapstore.Fuse {
+			fmt.Fprintf(std.out, "keys           %d distinct, a static set: the rate is fixed by the fingerprints\n", f.Added())
+		} else {
+			fmt.Fprintf(std.out, "added          %d (estimated from the fill: %s)\n", f.Added(), approxCount(f))
+			facts := fillOf(f)
+			fmt.Fprintf(std.out, "fill           %.2f%% of cells set\n", 100*facts.fill)
+			fmt.Fprintf(std.out, "estimated p    %.4g (from the fill)\n", facts.est)
+			fmt.Fprintf(std.out, "state          %s\n", fillState(facts, v))
+		}
 		fmt.Fprintf(std.out, "size on disk   %d bytes (payload %d)\n", st.Size(), f.Bytes())
 		fmt.Fprintf(std.out, "checksum       %s\n", checksum)
 		return verr
