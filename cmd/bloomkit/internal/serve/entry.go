@@ -6,7 +6,6 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -34,19 +33,10 @@ type entry struct {
 	hits, misses, swaps atomic.Uint64
 }
 
-// fileID identifies one file (not one path).
-type fileID struct{ dev, ino uint64 }
-
-func statID(path string) (fileID, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fileID{}, err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileID{}, fmt.Errorf("%s: no inode number on this platform", path)
-	}
-	return fileID{uint64(st.Dev), uint64(st.Ino)}, nil
+// fileID identifies one file (not one path): device and inode on Unix.
+type fileID struct {
+	dev, ino uint64
+	info     os.FileInfo // elsewhere (see file_other.go)
 }
 
 // acquire returns a lease on the filter now served. A lookup that loaded
@@ -140,7 +130,7 @@ func (s *Server) checkWriter(e *entry) {
 		s.drop(e)
 		return
 	}
-	if err != nil || id == e.ident || id == e.refused {
+	if err != nil || id.same(e.ident) || id.same(e.refused) {
 		return
 	}
 	replayed := 0
