@@ -28,6 +28,7 @@ type entry struct {
 	dirty    atomic.Bool
 	ident    fileID // the file open for writing (under wmu)
 	refused  fileID // a published file refused while writing (under wmu)
+	locked   fileID // a published file found locked by its writer (under wmu)
 	journal  journal
 
 	hits, misses, swaps atomic.Uint64
@@ -148,6 +149,15 @@ func (s *Server) checkWriter(e *entry) {
 		}
 		return h, nil
 	}, mmapstore.TrustFirstFile())
+	if errors.Is(err, mmapstore.ErrLocked) {
+		// The publisher still holds its lock just after the rename (or
+		// another process writes to the new file): try again next time.
+		if !id.same(e.locked) {
+			e.locked = id
+			s.log.Warn("published file still open for writing elsewhere; will retry", "key", e.name)
+		}
+		return
+	}
 	if err != nil {
 		e.refused = id
 		s.stats.refused.Add(1)
