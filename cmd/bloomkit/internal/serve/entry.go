@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -97,9 +98,17 @@ func (s *Server) openWriter(e *entry) error {
 	if err != nil {
 		return err
 	}
-	l, err := mmapstore.NewLive(e.path, func(p string) (*handle, error) {
-		return openHandle(p, true, s.cfg.MaxFilterBytes)
-	}, mmapstore.TrustFirstFile())
+	var l *live
+	for try := 0; ; try++ {
+		l, err = mmapstore.NewLive(e.path, func(p string) (*handle, error) {
+			return openHandle(p, true, s.cfg.MaxFilterBytes)
+		}, mmapstore.TrustFirstFile())
+		// A publisher holds its lock for a moment after the rename.
+		if !errors.Is(err, mmapstore.ErrLocked) || try == 10 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if err != nil {
 		if errors.Is(err, mmapstore.ErrLocked) {
 			return fmt.Errorf("filter %s is open for writing by another process", e.name)

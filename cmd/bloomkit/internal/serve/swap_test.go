@@ -213,3 +213,20 @@ func TestFixedVariantCounting(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, mmapstore.Counting, h.Variant)
 }
+
+// TestWriteToLockedFile: a file another writer holds open is refused for
+// writes with a clear error (lookups go on), and taken once it is closed.
+func TestWriteToLockedFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "k.bloom")
+	publish(t, path, 1000, "old")
+	ts := start(t, cfgWith(func(c *Config) { c.Dir = dir }))
+	other, err := partitioned.Open(path) // another writer (flock)
+	require.NoError(t, err)
+	r := dialRaw(t, ts.addr)
+	require.Equal(t, "-ERR filter k is open for writing by another process", r.do("BF.ADD", "k", "x"))
+	require.Equal(t, ":1", r.do("BF.EXISTS", "k", "old"))
+	require.NoError(t, other.Close())
+	require.Equal(t, ":1", r.do("BF.ADD", "k", "x"))
+	require.Equal(t, ":1", r.do("BF.EXISTS", "k", "x"))
+}
