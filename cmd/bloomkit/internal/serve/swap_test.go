@@ -96,7 +96,8 @@ func TestHotSwapUnderLoad(t *testing.T) {
 	wg.Wait()
 	require.Zero(t, failures.Load(), "first: %v", firstErr.Load())
 	require.Greater(t, queries.Load(), int64(100))
-	require.GreaterOrEqual(t, ts.stats.swaps.Load(), uint64(20))
+	// The counter follows the swap: the last build may answer just before.
+	require.Eventually(t, func() bool { return ts.stats.swaps.Load() >= 20 }, time.Second, time.Millisecond)
 	require.Contains(t, ts.logs.String(), "file swapped in")
 	t.Logf("%d queries during 20 publishes", queries.Load())
 }
