@@ -62,8 +62,12 @@ func serveCommand(fs *flag.FlagSet, std stdio) func(args []string) error {
 		if err != nil {
 			return err
 		}
+		// SIGINT or SIGTERM: a clean stop (sync, seal) and exit 0; a second
+		// signal during it ends the process at once (the writes acknowledged
+		// before the last sync are on disk whatever happens).
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 		defer stop()
+		go func() { <-ctx.Done(); stop() }()
 		return s.Serve(ctx)
 	}
 }

@@ -142,6 +142,15 @@ BF.INSERT e CAPACITY 10 EXPANSION 3 ITEMS a b
 BF.INFO e expansion
 BF.INFO e capacity
 BF.ADD auto k
+BF.INSERT g CAPACITY 2 ITEMS alpha beta gamma delta epsilon
+BF.INFO g capacity
+BF.INFO g filters
+BF.INFO g items
+BF.CARD g
+BF.MADD f2 a
+BF.INSERT f3 CAPACITY 3 NONSCALING ITEMS one two
+BF.MADD f3 two three four five
+BF.CARD f3
 BF.INFO auto capacity
 BF.INFO auto expansion
 PING

@@ -6,7 +6,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-	"syscall"
+	"time"
 
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -29,24 +29,16 @@ type entry struct {
 	dirty    atomic.Bool
 	ident    fileID // the file open for writing (under wmu)
 	refused  fileID // a published file refused while writing (under wmu)
+	locked   fileID // a published file found locked by its writer (under wmu)
 	journal  journal
 
 	hits, misses, swaps atomic.Uint64
 }
 
-// fileID identifies one file (not one path).
-type fileID struct{ dev, ino uint64 }
-
-func statID(path string) (fileID, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fileID{}, err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileID{}, fmt.Errorf("%s: no inode number on this platform", path)
-	}
-	return fileID{uint64(st.Dev), uint64(st.Ino)}, nil
+// fileID identifies one file (not one path): device and inode on Unix.
+type fileID struct {
+	dev, ino uint64
+	info     os.FileInfo // elsewhere (see file_other.go)
 }
 
 // acquire returns a lease on the filter now served. A lookup that loaded
@@ -106,9 +98,17 @@ func (s *Server) openWriter(e *entry) error {
 	if err != nil {
 		return err
 	}
-	l, err := mmapstore.NewLive(e.path, func(p string) (*handle, error) {
-		return openHandle(p, true, s.cfg.MaxFilterBytes)
-	}, mmapstore.TrustFirstFile())
+	var l *live
+	for try := 0; ; try++ {
+		l, err = mmapstore.NewLive(e.path, func(p string) (*handle, error) {
+			return openHandle(p, true, s.cfg.MaxFilterBytes)
+		}, mmapstore.TrustFirstFile())
+		// A publisher holds its lock for a moment after the rename.
+		if !errors.Is(err, mmapstore.ErrLocked) || try == 10 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if err != nil {
 		if errors.Is(err, mmapstore.ErrLocked) {
 			return fmt.Errorf("filter %s is open for writing by another process", e.name)
@@ -140,7 +140,7 @@ func (s *Server) checkWriter(e *entry) {
 		s.drop(e)
 		return
 	}
-	if err != nil || id == e.ident || id == e.refused {
+	if err != nil || id.same(e.ident) || id.same(e.refused) {
 		return
 	}
 	replayed := 0
@@ -158,6 +158,15 @@ func (s *Server) checkWriter(e *entry) {
 		}
 		return h, nil
 	}, mmapstore.TrustFirstFile())
+	if errors.Is(err, mmapstore.ErrLocked) {
+		// The publisher still holds its lock just after the rename (or
+		// another process writes to the new file): try again next time.
+		if !id.same(e.locked) {
+			e.locked = id
+			s.log.Warn("published file still open for writing elsewhere; will retry", "key", e.name)
+		}
+		return
+	}
 	if err != nil {
 		e.refused = id
 		s.stats.refused.Add(1)

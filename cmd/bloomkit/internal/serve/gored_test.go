@@ -123,3 +123,21 @@ func TestRawReplies(t *testing.T) {
 		require.Contains(t, info, want)
 	}
 }
+
+// TestShutdownBeforeServe: Shutdown may come before Serve has started its
+// loops (a test that ends at once did); neither may hang.
+func TestShutdownBeforeServe(t *testing.T) {
+	for range 20 {
+		cfg := cfgWith(func(c *Config) { c.Dir = t.TempDir(); c.Addr = "127.0.0.1:0" })
+		s, err := New(cfg)
+		require.NoError(t, err)
+		done := make(chan error, 1)
+		go func() { done <- s.Serve(context.Background()) }()
+		s.Shutdown()
+		require.NoError(t, <-done)
+	}
+	s, err := New(cfgWith(func(c *Config) { c.Dir = t.TempDir(); c.Addr = "127.0.0.1:0" }))
+	require.NoError(t, err)
+	s.Shutdown()
+	require.NoError(t, s.Serve(context.Background()))
+}

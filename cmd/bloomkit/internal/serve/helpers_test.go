@@ -60,6 +60,9 @@ func start(t testing.TB, cfg Config) *testServer {
 	t.Cleanup(func() {
 		s.Shutdown()
 		<-ts.done
+		if t.Failed() {
+			t.Logf("server log:\n%s", logs.String())
+		}
 	})
 	return ts
 }

@@ -90,7 +90,9 @@ type Server struct {
 	stats   stats
 	clients atomic.Int64
 
+	ctx      context.Context // done at Shutdown
 	stop     context.CancelFunc
+	runMu    sync.Mutex // orders the start of the loops before Shutdown's wait
 	loops    sync.WaitGroup
 	shutOnce sync.Once
 }
@@ -125,6 +127,7 @@ func New(cfg Config) (*Server, error) {
 		s.log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	s.errLimit.every = time.Second / 10
+	s.ctx, s.stop = context.WithCancel(context.Background())
 	empty := map[string]*entry{}
 	s.keys.Store(&empty)
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -159,17 +162,23 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 // Serve answers clients until ctx is done or Shutdown is called, then
 // syncs and closes every filter. It returns nil after a clean shutdown.
 func (s *Server) Serve(ctx context.Context) error {
-	ctx, s.stop = context.WithCancel(ctx)
+	s.runMu.Lock()
+	if s.ctx.Err() != nil { // Shutdown came first
+		s.runMu.Unlock()
+		return nil
+	}
+	s.loops.Add(2)
+	s.runMu.Unlock()
 	s.log.Info("serving", "dir", s.cfg.Dir, "addr", s.Addr().String(), "fsync_interval", s.cfg.FsyncInterval,
 		"auth", s.cfg.Password != "", "pid", os.Getpid())
-	s.loops.Add(2)
-	go s.every(ctx, s.cfg.FsyncInterval, s.syncAll)
-	go s.every(ctx, s.cfg.WatchInterval, s.rescan)
+	go s.every(s.ctx, s.cfg.FsyncInterval, s.syncAll)
+	go s.every(s.ctx, s.cfg.WatchInterval, s.rescan)
 	errc := make(chan error, 1)
 	go func() { errc <- s.rs.Serve(s.ln) }()
 	var err error
 	select {
 	case <-ctx.Done():
+	case <-s.ctx.Done():
 	case err = <-errc:
 	}
 	s.Shutdown()
@@ -177,12 +186,13 @@ func (s *Server) Serve(ctx context.Context) error {
 }
 
 // Shutdown stops accepting clients, closes the connections, syncs every
-// written filter and closes (seals) it.
+// written filter and closes (seals) it. It may be called at any time, more
+// than once, and from another goroutine than Serve's.
 func (s *Server) Shutdown() {
 	s.shutOnce.Do(func() {
-		if s.stop != nil {
-			s.stop()
-		}
+		s.runMu.Lock()
+		s.stop() // no loop starts after this
+		s.runMu.Unlock()
 		s.rs.Close()
 		s.ln.Close()
 		s.loops.Wait()

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -224,11 +223,7 @@ func dirBytes(dir string) (uint64, error) {
 			continue
 		}
 		if fi, err := d.Info(); err == nil {
-			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-				n += uint64(st.Blocks) * 512
-			} else {
-				n += uint64(fi.Size())
-			}
+			n += diskBytes(fi)
 		}
 	}
 	return n, nil

@@ -96,7 +96,8 @@ func TestHotSwapUnderLoad(t *testing.T) {
 	wg.Wait()
 	require.Zero(t, failures.Load(), "first: %v", firstErr.Load())
 	require.Greater(t, queries.Load(), int64(100))
-	require.GreaterOrEqual(t, ts.stats.swaps.Load(), uint64(20))
+	// The counter follows the swap: the last build may answer just before.
+	require.Eventually(t, func() bool { return ts.stats.swaps.Load() >= 20 }, time.Second, time.Millisecond)
 	require.Contains(t, ts.logs.String(), "file swapped in")
 	t.Logf("%d queries during 20 publishes", queries.Load())
 }
@@ -212,4 +213,21 @@ func TestFixedVariantCounting(t *testing.T) {
 	h, err := mmapstore.ReadHeader(filepath.Join(ts.cfg.Dir, "fix.bloom"))
 	require.NoError(t, err)
 	require.Equal(t, mmapstore.Counting, h.Variant)
+}
+
+// TestWriteToLockedFile: a file another writer holds open is refused for
+// writes with a clear error (lookups go on), and taken once it is closed.
+func TestWriteToLockedFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "k.bloom")
+	publish(t, path, 1000, "old")
+	ts := start(t, cfgWith(func(c *Config) { c.Dir = dir }))
+	other, err := partitioned.Open(path) // another writer (flock)
+	require.NoError(t, err)
+	r := dialRaw(t, ts.addr)
+	require.Equal(t, "-ERR filter k is open for writing by another process", r.do("BF.ADD", "k", "x"))
+	require.Equal(t, ":1", r.do("BF.EXISTS", "k", "old"))
+	require.NoError(t, other.Close())
+	require.Equal(t, ":1", r.do("BF.ADD", "k", "x"))
+	require.Equal(t, ":1", r.do("BF.EXISTS", "k", "x"))
 }
