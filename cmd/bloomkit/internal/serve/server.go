@@ -169,6 +169,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	s.loops.Add(2)
 	s.runMu.Unlock()
+	s.recoverUnsealed()
 	s.log.Info("serving", "dir", s.cfg.Dir, "addr", s.Addr().String(), "fsync_interval", s.cfg.FsyncInterval,
 		"auth", s.cfg.Password != "", "pid", os.Getpid())
 	go s.every(s.ctx, s.cfg.FsyncInterval, s.syncAll)

@@ -102,13 +102,35 @@ func TestHotSwapUnderLoad(t *testing.T) {
 	t.Logf("%d queries during 20 publishes", queries.Load())
 }
 
-// TestPublishOverWrittenFile: a build published over a file the server
-// writes to is served, and the adds acknowledged before it are added to it
-// again, with a log line saying so; past the journal limit the loss is
+// TestPublishOverWrittenFile: a build put over a file the server writes
+// to. A publish (bloomkit publish, build -o: a replace that respects the
+// writer's lock) waits for the server, which holds the file open for
+// writing, and is refused: nothing is replaced and nothing acknowledged is
+// lost. A plain rename (mv, which takes no lock) replaces it all the same:
+// the new build is served and the adds acknowledged before it are added to
+// it again, with a log line saying so; past the journal limit the loss is
 // logged with its count.
 func TestPublishOverWrittenFile(t *testing.T) {
+	t.Run("publish", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "k.bloom")
+		publish(t, path, 1000, "old-1")
+		ts := start(t, cfgWith(func(c *Config) { c.Dir = dir }))
+		c := ts.client(t)
+		ctx := context.Background()
+		require.NoError(t, c.BFAdd(ctx, "k", "acked").Err())
+		defer mmapstore.SetReplaceWait(mmapstore.SetReplaceWait(200 * time.Millisecond))
+		f, err := partitioned.CreateTemp(path, 1000, 0.001)
+		require.NoError(t, err)
+		f.Add([]byte("new-1"))
+		require.ErrorIs(t, f.Publish(), mmapstore.ErrLocked, "the server is the file's writer")
+		require.True(t, c.BFExists(ctx, "k", "acked").Val())
+		require.True(t, c.BFExists(ctx, "k", "old-1").Val())
+		require.NoError(t, c.BFAdd(ctx, "k", "after").Err())
+		require.True(t, c.BFExists(ctx, "k", "after").Val())
+	})
 	for _, journal := range []uint64{64 << 20, 10} {
-		t.Run(fmt.Sprintf("journal=%d", journal), func(t *testing.T) {
+		t.Run(fmt.Sprintf("rename/journal=%d", journal), func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "k.bloom")
 			publish(t, path, 1000, "old-1")
@@ -119,7 +141,9 @@ func TestPublishOverWrittenFile(t *testing.T) {
 			for _, k := range acked {
 				require.NoError(t, c.BFAdd(ctx, "k", k).Err())
 			}
-			publish(t, path, 1000, "new-1")
+			built := filepath.Join(t.TempDir(), "new.bloom")
+			publish(t, built, 1000, "new-1")
+			require.NoError(t, os.Rename(built, path)) // mv: no lock taken
 			require.Eventually(t, func() bool { return c.BFExists(ctx, "k", "new-1").Val() }, 5*time.Second, 5*time.Millisecond)
 			logs := ts.logs.String()
 			if journal > 1000 {
@@ -222,9 +246,10 @@ func TestWriteToLockedFile(t *testing.T) {
 	path := filepath.Join(dir, "k.bloom")
 	publish(t, path, 1000, "old")
 	ts := start(t, cfgWith(func(c *Config) { c.Dir = dir }))
-	other, err := partitioned.Open(path) // another writer (flock)
-	require.NoError(t, err)
 	r := dialRaw(t, ts.addr)
+	require.Equal(t, ":1", r.do("BF.EXISTS", "k", "old")) // served before the other writer came
+	other, err := partitioned.Open(path)                  // another writer (flock)
+	require.NoError(t, err)
 	require.Equal(t, "-ERR filter k is open for writing by another process", r.do("BF.ADD", "k", "x"))
 	require.Equal(t, ":1", r.do("BF.EXISTS", "k", "old"))
 	require.NoError(t, other.Close())

@@ -1,0 +1,49 @@
+package serve
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bloomkit/bloomkit/mmapstore"
+)
+
+// recoverUnsealed seals the filter files in the folder whose checksum is not
+// current and whose writer is gone: the files of this server's writers when
+// it was killed (kill -9, a crash, a power cut). Opening such a file for
+// writing takes its lock, so a file another process still writes (its lock
+// held) is left alone, and mmapstore.Live refuses it until that writer
+// closes it. Closing seals it: the keys whose pages reached the file are
+// kept, at most the adds of the last sync interval are lost. It runs once,
+// before the server answers: a file put in the folder later must be sealed
+// by its own writer (a publish) to be served, like any file Live serves.
+func (s *Server) recoverUnsealed() {
+	ents, err := os.ReadDir(s.cfg.Dir)
+	if err != nil {
+		return // New checked the folder; lookups will report what is wrong
+	}
+	for _, d := range ents {
+		if !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), Suffix) || strings.HasPrefix(d.Name(), ".") {
+			continue
+		}
+		path := filepath.Join(s.cfg.Dir, d.Name())
+		h, err := mmapstore.ReadHeader(path)
+		if err != nil || h.ChecksumCurrent() {
+			continue
+		}
+		w, err := openHandle(path, true, s.cfg.MaxFilterBytes)
+		if errors.Is(err, mmapstore.ErrLocked) {
+			s.log.Warn("file open for writing by another process; not served until it is closed", "file", path)
+			continue
+		}
+		if err == nil {
+			err = w.Close()
+		}
+		if err != nil {
+			s.log.Error("file whose writer was killed could not be sealed; not served", "file", path, "err", err)
+			continue
+		}
+		s.log.Warn("file whose writer was killed sealed (adds after its last sync may be lost)", "file", path, "keys", h.Count)
+	}
+}
