@@ -92,37 +92,6 @@ func pathFilterOf(b *testing.B, s pathSize) *pathFilter {
 
 type containsFunc func([]uint64, uint64, hashing.Digest, uint32) bool
 
-func BenchmarkPathContains(b *testing.B) {
-	impls := []struct {
-		name string
-		fn   containsFunc
-	}{{"early", containsOld}, {"flat", containsFlat}, {"masks", containsMasks}, {"shift", containsShift}, {"early7", containsEarly7}}
-	for _, s := range pathSizes {
-		for _, op := range []string{"hit", "miss"} {
-			for _, impl := range impls {
-				b.Run(fmt.Sprintf("size=%s/op=%s/impl=%s", s.name, op, impl.name), func(b *testing.B) {
-					f := pathFilterOf(b, s)
-					keys := pathMisses()
-					if op == "hit" {
-						keys = pathHits()[:16*min(pathKeys, s.n)]
-					}
-					fn := impl.fn
-					off, found := 0, 0
-					for b.Loop() {
-						if fn(f.words, f.blocks, pathSum(keys[off:off+16:off+16]), f.k) {
-							found++
-						}
-						if off += 16; off == len(keys) {
-							off = 0
-						}
-					}
-					b.ReportMetric(float64(found)/float64(b.N), "present/op")
-				})
-			}
-		}
-	}
-}
-
 var pathSink atomic.Uint64
 
 // BenchmarkPathDuel runs the lookup designs in turns, 4096 keys each, and

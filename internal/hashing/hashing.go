@@ -127,26 +127,12 @@ func (s Scheme) SumString(key string, seed uint64) Digest {
 	return fromHash64(xxh3.HashStringSeed(key, seed))
 }
 
-// Hash64 is the one hash scheme 2 takes of a key: seeded XXH3-64, the H1 of
-// Scheme2.Sum(key, seed). The hot paths of the blocked filters call it and
-// derive the rest in place (Mix, and internal/blocked's *Hash functions),
-// so that a lookup is one call to the hash and one leaf: the same bits as
-// the Digest path, with fewer instructions between one key's cache miss
-// and the next one's.
-func Hash64(key []byte, seed uint64) uint64 { return xxh3.HashSeed(key, seed) }
-
-// Hash64String is Hash64 for a string key.
-func Hash64String(key string, seed uint64) uint64 { return xxh3.HashStringSeed(key, seed) }
-
-// Mix returns the H2 that scheme 2 derives from the 64-bit hash h:
-// FromHash64(h).H2.
+// Mix returns the H2 that scheme 2 derives from its 64-bit hash h (seeded
+// XXH3-64 of the key): the H2 of Scheme2.Sum.
 func Mix(h uint64) uint64 {
 	hi, lo := bits.Mul64(h, 0x9e3779b97f4a7c15)
 	return (hi ^ lo) | 1
 }
-
-// FromHash64 is the scheme-2 digest of a key whose Hash64 is h.
-func FromHash64(h uint64) Digest { return fromHash64(h) }
 
 // fromHash64 turns one 64-bit hash into a digest: H1 is the hash, H2 the
 // XOR of the high and low words of the 128-bit product h*φ, forced odd.

@@ -11,7 +11,7 @@ import (
 // Hasher is the hash of one filter: its scheme and seed, with the
 // constants of scheme 2 that depend on the seed worked out once, so that
 // the hot paths hash the commonest keys (up to 128 bytes) without calling
-// into the XXH3 library: its Sum64 is exactly Hash64(key, seed), pinned by
+// into the XXH3 library: its Sum64 is exactly XXH3-64 of key with seed, pinned by
 // tests against github.com/zeebo/xxh3 for every length 0..300, and its Sum
 // is exactly Scheme.Sum.
 type Hasher struct {
@@ -60,7 +60,7 @@ func (s *Hasher) Sum(key []byte) Digest {
 // Short reports whether key is one that Sum9to16 hashes: 9 to 16 bytes.
 func Short(n int) bool { return uint(n)-9 <= 7 }
 
-// Sum9to16 is Hash64(key, seed) for a key of 9 to 16 bytes (Short), in line:
+// Sum9to16 is XXH3-64 of key with seed for a key of 9 to 16 bytes (Short), in line:
 // XXH3's 9-16-byte case, a 64x64->128 multiplication folded and a
 // three-step avalanche. Other lengths give a wrong hash.
 func (s *Hasher) Sum9to16(key []byte) uint64 {
@@ -84,7 +84,7 @@ func mix16(key []byte, i int, s0, s1 uint64) uint64 {
 	return hi ^ lo
 }
 
-// Sum17to128 is Hash64(key, seed) for a key of 17 to 128 bytes (Medium):
+// Sum17to128 is XXH3-64 of key with seed for a key of 17 to 128 bytes (Medium):
 // XXH3's case for them, pairs of 16-byte pieces from both ends folded
 // into one accumulator. Other lengths give a wrong hash.
 func (s *Hasher) Sum17to128(key []byte) uint64 {
@@ -110,7 +110,7 @@ func (s *Hasher) Sum17to128(key []byte) uint64 {
 	return acc ^ acc>>32
 }
 
-// Sum64 is Hash64(key, seed): the 64-bit hash of scheme 2, whatever
+// Sum64 is XXH3-64 of key with seed: the 64-bit hash of scheme 2, whatever
 // s.Scheme() is.
 func (s *Hasher) Sum64(key []byte) uint64 {
 	switch n := len(key); {
