@@ -4,6 +4,8 @@ import (
 	"flag"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/bloomkit/bloomkit/internal/filtertest"
 )
 
 var soak = flag.Bool("fuse.soak", false, "run the 10,000 random builds of issue 22 (several minutes)")
@@ -15,7 +17,7 @@ var soak = flag.Bool("fuse.soak", false, "run the 10,000 random builds of issue 
 // -short. The seed of each set is printed when it fails.
 func TestRandomSets(t *testing.T) {
 	builds := 300
-	if *soak {
+	if *soak || filtertest.Long() { // .ci/run sets BLOOMKIT_LONG=1: about 7 minutes here
 		builds = 10000
 	} else if testing.Short() {
 		builds = 30

@@ -12,6 +12,9 @@ import (
 // 18.2 with 16-bit ones, contains every key, and its measured rate on
 // absent keys stays within 1.1 x 2^-bits (a binomial bound, fixed keys).
 func TestSpaceAndRate(t *testing.T) {
+	if filtertest.RaceEnabled {
+		t.Skip("a single-threaded statistical test: the pass without -race runs it")
+	}
 	cases := []struct {
 		n       uint64
 		p       float64

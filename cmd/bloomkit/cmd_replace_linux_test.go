@@ -42,6 +42,7 @@ func startAdd(t *testing.T, dir, file string) (io.WriteCloser, func() result) {
 // the file at the path. Now each replace waits for the writer and then
 // refuses (exit 2, the served file untouched), and the adds all land.
 func TestReplaceWhileAddWrites(t *testing.T) {
+	t.Parallel() // it waits 5 s for the writer
 	dir := t.TempDir()
 	first, second := keyLines("new", 100000), keyLines("more", 100000)
 	writeFile(t, filepath.Join(dir, "keys.txt"), first+second)

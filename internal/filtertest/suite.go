@@ -172,6 +172,9 @@ func FalsePositiveRate[F File[F]](t *testing.T, v Variant[F], countTol float64, 
 			if c.Long {
 				SkipUnlessLong(t, "a sweep of tens of millions of lookups")
 			}
+			if RaceEnabled {
+				t.Skip("a single-threaded statistical test: the pass without -race runs it")
+			}
 			const n = 200_000
 			f, err := v.New(n, c.P, 0)
 			require.NoError(t, err)
