@@ -206,11 +206,7 @@ func (f *Filter) compatible(op string, o *Filter) error {
 	if f.readOnly {
 		return fmt.Errorf("standard: %s: %w", op, ErrReadOnly)
 	}
-	if f.geom.M != o.geom.M || f.geom.K != o.geom.K || f.geom.Seed != o.geom.Seed || f.geom.Scheme != o.geom.Scheme {
-		return fmt.Errorf("%w: %s of m=%d k=%d seed=%d hash %s with m=%d k=%d seed=%d hash %s", ErrMismatch, op,
-			f.geom.M, f.geom.K, f.geom.Seed, f.geom.Scheme, o.geom.M, o.geom.K, o.geom.Seed, o.geom.Scheme)
-	}
-	return nil
+	return f.geom.Match(o.geom, op, ErrMismatch)
 }
 
 // Union adds every key of other to f: afterwards f contains every key either

@@ -91,3 +91,14 @@ func Explicit(m uint64, k uint32, c Config) (Geometry, error) {
 func Of(h mmapstore.Header) Geometry {
 	return newGeometry(h.M, h.K, h.Seed, hashing.Scheme(h.Hash), h.Capacity, h.TargetP)
 }
+
+// Match returns nil when g and o can be combined (Union, Intersect): the
+// same m, k, seed and scheme; otherwise mismatch (the variant's
+// ErrMismatch) wrapped with op and both geometries.
+func (g Geometry) Match(o Geometry, op string, mismatch error) error {
+	if g.M == o.M && g.K == o.K && g.Seed == o.Seed && g.Scheme == o.Scheme {
+		return nil
+	}
+	return fmt.Errorf("%w: %s of m=%d k=%d seed=%d hash %s with m=%d k=%d seed=%d hash %s", mismatch, op,
+		g.M, g.K, g.Seed, g.Scheme, o.M, o.K, o.Seed, o.Scheme)
+}
