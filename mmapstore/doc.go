@@ -29,6 +29,19 @@
 // newest header is read past, as after a torn write, and named by
 // HeaderDamage and Verify.
 //
+// # Serving with Live
+//
+// Live serves the filter at a path and swaps in each build published
+// there; the filter it replaces is closed once no lookup uses it. A lookup
+// either takes a Lease (Acquire and Release: an atomic add on a striped
+// counter each, about the cost of a lookup in a small filter) or goes
+// through a Reader that its goroutine keeps (NewReader, then Value per
+// lookup): the Reader holds one lease between lookups and only loads a
+// flag that a swap sets, so its lookups cost what direct ones do and
+// scale with cores. An idle Reader keeps the last filter it used open (and
+// the disk space of that file) until it is used again, made Idle or
+// closed.
+//
 // # Durability
 //
 // Create allocates the file's blocks before mapping it, so a full disk is an
@@ -86,6 +99,9 @@
 //     lease-break time, and at the cost of a second copy of the filter in
 //     memory; this package does not try.)
 //   - One writer process per file, enforced with flock on Unix only.
+//   - A Live Reader left idle after a swap pins the old filter, mapping and
+//     disk space both, until its goroutine uses it again or calls Idle or
+//     Close; Live cannot take it back.
 //   - A build interrupted by a crash leaves its temporary file (".NAME.tmp-*"
 //     beside the target); the target itself is never harmed.
 package mmapstore

@@ -14,10 +14,15 @@ import (
 // Live holds the current filter served from a path and swaps in each new
 // build published there, without a restart and without blocking lookups.
 //
-// Lookups take a Lease, use its filter and release it. A swap replaces the
-// current filter atomically; the old one is closed when its last lease is
-// released, so no lookup ever sees a closed mapping. T is any filter type
-// with Close, e.g. *standard.Filter opened by standard.OpenReadOnly.
+// Lookups take a Lease, use its filter and release it (Acquire, Release),
+// or go through a Reader, one per goroutine, which keeps its lease from one
+// lookup to the next and takes a new one only after a swap (NewReader): a
+// Reader's lookup executes no locked instruction and writes no shared
+// memory, at the price of pinning the last filter it used while it is idle.
+// A swap replaces the current filter atomically; the old one is closed when
+// its last lease is released, so no lookup ever sees a closed mapping. T is
+// any filter type with Close, e.g. *standard.Filter opened by
+// standard.OpenReadOnly.
 //
 // When T has a Verify method (every bloomkit filter has), Live serves only
 // files that were sealed by their writer (payload checksum current) and
@@ -41,6 +46,9 @@ type Live[T io.Closer] struct {
 	cur     atomic.Pointer[generation[T]]
 	closed  atomic.Bool
 	shift   uint // of stripe, the same for every generation
+	// none stands for no generation in a Reader that holds no lease:
+	// retired from the start, with no slots.
+	none *generation[T]
 }
 
 // verifier is what Live needs of a filter to check the files it serves.
@@ -71,7 +79,8 @@ func NewLive[T io.Closer](path string, open func(string) (T, error), opts ...Liv
 	for _, opt := range opts {
 		opt(&o)
 	}
-	l := &Live[T]{path: path, open: open, shift: stripeShift()}
+	l := &Live[T]{path: path, open: open, shift: stripeShift(), none: &generation[T]{}}
+	l.none.retired.Store(true)
 	g, ref, err := l.load(!o.trustFirst, nil)
 	if ref != nil {
 		ref.drop()
@@ -87,16 +96,27 @@ func NewLive[T io.Closer](path string, open func(string) (T, error), opts ...Liv
 // to one counter, in a slot of the generation's own that goroutines
 // running on other cores rarely share (only when their stacks hash to the
 // same slot), and Release subtracts from it; it retries only if it races
-// with the retirement of a generation. Acquire after Close panics.
+// with the retirement of a generation. Acquire after Close panics. The add
+// is a locked instruction, about as costly as a lookup in a small filter:
+// a goroutine that makes many lookups should use a Reader.
 func (l *Live[T]) Acquire() *Lease[T] {
+	lease, ok := l.tryAcquire()
+	if !ok {
+		panic("mmapstore: Acquire on a closed Live")
+	}
+	return lease
+}
+
+// tryAcquire is Acquire that reports a closed Live instead of panicking.
+func (l *Live[T]) tryAcquire() (*Lease[T], bool) {
 	i := stripe(l.shift)
 	for {
 		g := l.cur.Load()
 		if g == nil {
-			panic("mmapstore: Acquire on a closed Live")
+			return nil, false
 		}
 		if lease := g.acquire(i); lease != nil {
-			return lease
+			return lease, true
 		}
 	}
 }

@@ -17,9 +17,14 @@ import (
 // cores write different cache lines. The generation closes when every slot
 // has died (see Lease).
 type generation[T io.Closer] struct {
-	slots   []Lease[T]   // first: what Acquire reads, on one cache line
-	shift   uint         // 64 - log2(len(slots)): stripe keeps the top bits of its hash
-	retired atomic.Bool  // no longer current: each slot's "current" reference was dropped
+	// What every lookup reads (Acquire: slots; a Reader's Value: retired)
+	// sits between pads, so that no other object in the heap, written by
+	// other cores, shares its cache lines.
+	_       [128]byte
+	slots   []Lease[T]
+	shift   uint        // 64 - log2(len(slots)): stripe keeps the top bits of its hash
+	retired atomic.Bool // no longer current: each slot's "current" reference was dropped
+	_       [128]byte
 	live    atomic.Int64 // slots not yet dead; the filter closes when it reaches 0
 	info    os.FileInfo
 	value   T
