@@ -9,6 +9,7 @@ require (
 	github.com/bloomkit/bloomkit v0.0.0
 	github.com/greatroar/blobloom v0.8.1
 	github.com/holiman/bloomfilter/v2 v2.0.3
+	github.com/stretchr/testify v1.12.1
 	github.com/tylertreat/BoomFilters v0.0.0-20251001182300-5b3723cc64ae
 	github.com/zeebo/xxh3 v1.1.0
 	gonum.org/v1/plot v0.17.0
@@ -25,6 +26,7 @@ require (
 	github.com/edsrzf/mmap-go v1.2.0 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/klauspost/cpuid/v2 v2.2.10 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
