@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 
-	"github.com/zeebo/xxh3"
+	"github.com/bloomkit/bloomkit"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/lines"
+	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
 func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
@@ -17,7 +20,7 @@ func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	state := fs.String("state", "", "filter file that remembers seen lines across runs (created with -variant, -n, -p if missing)")
 	maxLine := fs.Int("max-line", defaultMaxLine, "longest line accepted, in bytes")
 	strict := strictFlag(fs)
-	return func(args []string) error {
+	return profiled(fs, func(args []string) error {
 		v, err := ff.check()
 		if err != nil {
 			return err
@@ -48,7 +51,16 @@ func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		d.watch = newCapacityWatch(std, "dedup", name, f, v, *strict)
 		src := std.lineSource(args, *maxLine, "dedup")
 		src.idle = d.flush // a pipe that pauses (tail -f) gets its lines now
-		err = src.each(d.line)
+		// The lines are split and hashed on every core, and looked up
+		// there too while many are repeats: a line the filter has is
+		// dropped there (a filter only gains keys, so it has it still when
+		// the line's turn comes). The rest are decided here, in input
+		// order, as one loop would.
+		err = eachChunk(src, func(c *lines.Chunk, res *keyBatch) error {
+			return d.screen(c, res)
+		}, func(_ *lines.Chunk, res *keyBatch) error {
+			return d.candidates(res)
+		})
 		// Whatever stopped the loop, the lines accepted so far are printed
 		// and then recorded, and the state file is closed.
 		if ferr := d.flush(); err == nil {
@@ -61,11 +73,13 @@ func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 			err = cerr
 		}
 		return err
-	}
+	})
 }
 
-// dedupBatch is how many bytes of accepted lines dedup prints at once.
-const dedupBatch = 64 << 10
+// dedupBatch is how many bytes of accepted lines dedup prints at once (a
+// variable: tests make it tiny, so that lines are recorded while the
+// workers look up the lines after them).
+var dedupBatch = 64 << 10
 
 // deduper accepts the lines its filter has not seen and records them as
 // seen only once they are written: a line is never recorded without having
@@ -75,29 +89,79 @@ const dedupBatch = 64 << 10
 type deduper struct {
 	f   filter
 	v   *variant
+	dg  digester // f's digests: hashed once, looked up and added by digest
+	add bool     // record with dg.AddDigest (not a scalable filter: TryAdd says when it cannot grow)
 	w   io.Writer
 	buf []byte // accepted lines not yet written, each ending in '\n'
+	// digests are the digests of the lines in buf, in order.
+	digests []bloomkit.Digest
 	// pending finds a line in buf by its 64-bit hash: the offset of the
 	// first line with that hash; collided holds, exactly, the rare lines
 	// whose hash an other line in buf has.
 	pending  map[uint64]int
 	collided map[string]struct{}
-	hash     func([]byte) uint64 // xxh3; a test makes every line collide
+	hash     func([]byte) uint64 // nil: the digest's H1; a test makes every line collide
 	watch    *capacityWatch      // nil: not watched
 	err      error               // the first write or record error; sticky
+	// screening: the workers look lines up and drop the ones the filter
+	// has (see candidates); flushedLines counts the lines flushed.
+	screening    atomic.Bool
+	flushedLines int
 }
 
 func newDeduper(f filter, v *variant, w io.Writer) *deduper {
-	return &deduper{f: f, v: v, w: w, buf: make([]byte, 0, dedupBatch),
-		pending: map[uint64]int{}, collided: map[string]struct{}{}, hash: xxh3.Hash}
+	dg, _ := f.(digester) // every variant is one
+	return &deduper{f: f, v: v, dg: dg, add: v.tag != mmapstore.Scalable, w: w, buf: make([]byte, 0, dedupBatch),
+		pending: map[uint64]int{}, collided: map[string]struct{}{}}
+}
+
+// screen is a worker's part: it fills res with the lines of c and their
+// digests, leaving out those the filter has already when screening is on.
+func (d *deduper) screen(c *lines.Chunk, res *keyBatch) error {
+	res.keys, res.digests = res.keys[:0], res.digests[:0]
+	screen := d.screening.Load()
+	l := c.Lines()
+	for line, ok := l.Next(); ok; line, ok = l.Next() {
+		h := d.dg.Hash(line)
+		if screen && d.dg.ContainsDigest(h) {
+			continue
+		}
+		res.keys = append(res.keys, line)
+		res.digests = append(res.digests, h)
+	}
+	return l.Err()
+}
+
+// candidates decides the lines a worker left in res, in order, and turns
+// screening on for the next chunks when more than a quarter of these were
+// repeats (a second lookup on a worker then saves work here), off when
+// fewer were (most lines new: the lookup here is the only one needed).
+func (d *deduper) candidates(res *keyBatch) error {
+	before := len(d.digests) + d.flushedLines
+	for i, line := range res.keys {
+		if err := d.candidate(line, res.digests[i]); err != nil {
+			return err
+		}
+	}
+	if n := len(res.keys); n > 0 {
+		accepted := len(d.digests) + d.flushedLines - before
+		d.screening.Store(4*(n-accepted) > n)
+	}
+	return nil
 }
 
 // line accepts line unless the filter or the pending batch has it.
-func (d *deduper) line(line []byte) error {
-	if d.f.Contains(line) {
+func (d *deduper) line(line []byte) error { return d.candidate(line, d.dg.Hash(line)) }
+
+// candidate is line for a line whose digest is known.
+func (d *deduper) candidate(line []byte, dg bloomkit.Digest) error {
+	if d.dg.ContainsDigest(dg) {
 		return nil
 	}
-	h := d.hash(line)
+	h := dg.H1
+	if d.hash != nil {
+		h = d.hash(line)
+	}
 	off, hashed := d.pending[h]
 	if hashed {
 		end := off + bytes.IndexByte(d.buf[off:], '\n')
@@ -120,6 +184,7 @@ func (d *deduper) line(line []byte) error {
 		d.pending[h] = len(d.buf)
 	}
 	d.buf = append(append(d.buf, line...), '\n')
+	d.digests = append(d.digests, dg)
 	return nil
 }
 
@@ -133,15 +198,16 @@ func (d *deduper) flush() error {
 		d.err = fmt.Errorf("write stdout: %w", err)
 		return d.err
 	}
-	for rest := d.buf; len(rest) > 0; {
+	for j, rest := 0, d.buf; len(rest) > 0; j++ {
 		i := bytes.IndexByte(rest, '\n')
-		if err := d.record(rest[:i]); err != nil {
+		if err := d.record(rest[:i], d.digests[j]); err != nil {
 			d.err = err
 			return err
 		}
 		rest = rest[i+1:]
 	}
-	d.buf = d.buf[:0]
+	d.flushedLines += len(d.digests)
+	d.buf, d.digests = d.buf[:0], d.digests[:0]
 	clear(d.pending)
 	clear(d.collided)
 	return nil
@@ -150,15 +216,19 @@ func (d *deduper) flush() error {
 // record adds a printed line to the filter, watching its capacity: the
 // moment the lines pass it, a warning (or with -strict an error: the
 // lines printed and not recorded are printed again by the next run).
-func (d *deduper) record(line []byte) error {
+func (d *deduper) record(line []byte, dg bloomkit.Digest) error {
 	if d.watch != nil {
 		if err := d.watch.before(d.f, line); err != nil {
 			return err
 		}
 	}
-	isNew, err := d.v.tryAdd(d.f, line)
-	if err != nil {
+	var isNew bool
+	if d.add {
+		isNew = d.dg.AddDigest(dg)
+	} else if n, err := d.v.tryAdd(d.f, line); err != nil {
 		return err
+	} else {
+		isNew = n
 	}
 	if d.watch != nil {
 		d.watch.added(isNew)
