@@ -12,6 +12,7 @@ import (
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/lines"
 	"github.com/bloomkit/bloomkit/mmapstore"
+	"github.com/bloomkit/bloomkit/partitioned"
 )
 
 func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
@@ -107,11 +108,16 @@ type deduper struct {
 	// has (see candidates); flushedLines counts the lines flushed.
 	screening    atomic.Bool
 	flushedLines int
+	// many is f when it is partitioned: lookups and records in groups.
+	many  *partitioned.Filter
+	found []bool
+	keys  [][]byte
 }
 
 func newDeduper(f filter, v *variant, w io.Writer) *deduper {
 	dg, _ := f.(digester) // every variant is one
-	return &deduper{f: f, v: v, dg: dg, add: v.tag != mmapstore.Scalable, w: w, buf: make([]byte, 0, dedupBatch),
+	many, _ := f.(*partitioned.Filter)
+	return &deduper{many: many, f: f, v: v, dg: dg, add: v.tag != mmapstore.Scalable, w: w, buf: make([]byte, 0, dedupBatch),
 		pending: map[uint64]int{}, collided: map[string]struct{}{}}
 }
 
@@ -138,9 +144,29 @@ func (d *deduper) screen(c *lines.Chunk, res *keyBatch) error {
 // fewer were (most lines new: the lookup here is the only one needed).
 func (d *deduper) candidates(res *keyBatch) error {
 	before := len(d.digests) + d.flushedLines
-	for i, line := range res.keys {
-		if err := d.candidate(line, res.digests[i]); err != nil {
-			return err
+	for start := 0; start < len(res.keys); start += lookupGroup {
+		end := min(start+lookupGroup, len(res.keys))
+		// A partitioned filter looks a group up at once (its cache misses
+		// overlap); a flush in the middle of the group records lines the
+		// group's answers predate, so the rest are looked up again.
+		group, flushes := false, d.flushedLines
+		if d.many != nil {
+			d.found = d.many.ContainsMany(res.keys[start:end], d.found)
+			group = true
+		}
+		for i := start; i < end; i++ {
+			var present bool
+			if group && d.flushedLines == flushes {
+				present = d.found[i-start]
+			} else {
+				present = d.dg.ContainsDigest(res.digests[i])
+			}
+			if present {
+				continue
+			}
+			if err := d.candidate(res.keys[i], res.digests[i]); err != nil {
+				return err
+			}
 		}
 	}
 	if n := len(res.keys); n > 0 {
@@ -150,14 +176,21 @@ func (d *deduper) candidates(res *keyBatch) error {
 	return nil
 }
 
-// line accepts line unless the filter or the pending batch has it.
-func (d *deduper) line(line []byte) error { return d.candidate(line, d.dg.Hash(line)) }
+// lookupGroup is how many lines candidates looks up at once.
+const lookupGroup = 64
 
-// candidate is line for a line whose digest is known.
-func (d *deduper) candidate(line []byte, dg bloomkit.Digest) error {
+// line accepts line unless the filter or the pending batch has it.
+func (d *deduper) line(line []byte) error {
+	dg := d.dg.Hash(line)
 	if d.dg.ContainsDigest(dg) {
 		return nil
 	}
+	return d.candidate(line, dg)
+}
+
+// candidate accepts line, which the filter does not have, unless the
+// pending batch has it; dg is its digest.
+func (d *deduper) candidate(line []byte, dg bloomkit.Digest) error {
 	h := dg.H1
 	if d.hash != nil {
 		h = d.hash(line)
@@ -198,18 +231,44 @@ func (d *deduper) flush() error {
 		d.err = fmt.Errorf("write stdout: %w", err)
 		return d.err
 	}
-	for j, rest := 0, d.buf; len(rest) > 0; j++ {
-		i := bytes.IndexByte(rest, '\n')
-		if err := d.record(rest[:i], d.digests[j]); err != nil {
-			d.err = err
-			return err
-		}
-		rest = rest[i+1:]
+	if err := d.recordAll(); err != nil {
+		d.err = err
+		return err
 	}
 	d.flushedLines += len(d.digests)
 	d.buf, d.digests = d.buf[:0], d.digests[:0]
 	clear(d.pending)
 	clear(d.collided)
+	return nil
+}
+
+// recordAll records the lines of buf: a partitioned filter in groups
+// (AddMany overlaps the cache misses), unless -strict must see each line
+// before it is added.
+func (d *deduper) recordAll() error {
+	strict := d.watch != nil && d.watch.strict
+	if d.many != nil && !strict {
+		d.keys = d.keys[:0]
+		for rest := d.buf; len(rest) > 0; {
+			i := bytes.IndexByte(rest, '\n')
+			d.keys = append(d.keys, rest[:i])
+			rest = rest[i+1:]
+		}
+		n := d.many.AddMany(d.keys)
+		if d.watch != nil {
+			for range n {
+				d.watch.added(true)
+			}
+		}
+		return nil
+	}
+	for j, rest := 0, d.buf; len(rest) > 0; j++ {
+		i := bytes.IndexByte(rest, '\n')
+		if err := d.record(rest[:i], d.digests[j]); err != nil {
+			return err
+		}
+		rest = rest[i+1:]
+	}
 	return nil
 }
 
