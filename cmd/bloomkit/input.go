@@ -184,9 +184,9 @@ func (s *lineSource) with(name, display string, fn func(in *input) error) error 
 	if err != nil {
 		return in.wrap(err)
 	}
-	if c, ok := in.r.(io.Closer); ok {
-		defer c.Close()
-	}
+	// The gzip reader is not closed: its Close only releases it, and a
+	// pipeline stopped by an error may leave its reading goroutine inside
+	// a Read (lines.Run) when fn returns.
 	return fn(in)
 }
 
