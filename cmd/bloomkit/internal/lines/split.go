@@ -27,7 +27,6 @@ type Chunk struct {
 	// Reader.Each.
 	First uint64
 	max   int
-	idle  bool // a marker: the input paused here (Config.Idle)
 }
 
 // Lines returns an iterator over the chunk's lines.
