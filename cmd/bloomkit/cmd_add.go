@@ -4,13 +4,17 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+
+	"github.com/bloomkit/bloomkit"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/lines"
+	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
 func addCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	var kf keyFlags
 	kf.define(fs)
 	strict := strictFlag(fs)
-	return func(args []string) error {
+	return profiled(fs, func(args []string) error {
 		if err := wantArgs(args, 1, "FILE"); err != nil {
 			return err
 		}
@@ -20,18 +24,44 @@ func addCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		}
 		watch := newCapacityWatch(std, "add", args[0], f, v, *strict)
 		var added, fresh uint64
-		err = kf.each(std, "add", args[1:], "adding", func(line []byte) error {
-			if err := watch.before(f, line); err != nil {
+		hasher, hashed := f.(digester)
+		hashed = hashed && v.tag != mmapstore.Scalable // a scalable filter's TryAdd says when it cannot grow
+		one := func(key []byte, d bloomkit.Digest) error {
+			if err := watch.before(f, key); err != nil {
 				return err
 			}
-			isNew, err := v.tryAdd(f, line)
-			if err != nil {
+			var isNew bool
+			if hashed {
+				isNew = hasher.AddDigest(d)
+			} else if isNew, err = v.tryAdd(f, key); err != nil {
 				return err // a scalable filter that cannot grow: the reason
 			}
 			watch.added(isNew)
 			added++
 			if isNew {
 				fresh++
+			}
+			return nil
+		}
+		// Key lines are split and hashed on every core, and added in input
+		// order (the file may be shared: atomic adds, no Builder).
+		err = keyChunks(&kf, std, "add", args[1:], "adding", func(key []byte) error {
+			var d bloomkit.Digest
+			if hashed {
+				d = hasher.Hash(key)
+			}
+			return one(key, d)
+		}, func() error { return nil }, func(c *lines.Chunk, res *keyBatch) error {
+			return res.split(c, hasher, hashed)
+		}, func(_ *lines.Chunk, res *keyBatch) error {
+			for i, key := range res.keys {
+				var d bloomkit.Digest
+				if hashed {
+					d = res.digests[i]
+				}
+				if err := one(key, d); err != nil {
+					return err
+				}
 			}
 			return nil
 		})
@@ -53,5 +83,5 @@ func addCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		}
 		fmt.Fprintf(std.out, "%d keys read, %d new\n", added, fresh)
 		return nil
-	}
+	})
 }

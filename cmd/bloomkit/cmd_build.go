@@ -8,6 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/lines"
+	"github.com/bloomkit/bloomkit/partitioned"
 )
 
 func buildCommand(fs *flag.FlagSet, std stdio) func([]string) error {
@@ -16,7 +19,7 @@ func buildCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	fs.StringVar(&b.out, "o", "", "the filter file to publish (replaced atomically if it exists)")
 	fs.IntVar(&b.maxLine, "max-line", defaultMaxLine, "longest key line accepted, in bytes")
 	b.strict = strictFlag(fs)
-	return b.run
+	return profiled(fs, b.run)
 }
 
 // builder is one run of build.
@@ -122,37 +125,63 @@ func (b *builder) changed(added uint64) error {
 }
 
 // fill adds the keys of src to the new filter f, watching its capacity; a
-// counted input that gives more keys than counted has changed.
+// counted input that gives more keys than counted has changed. The lines
+// are split (and hashed) on every core; the keys are added in input order
+// on this goroutine, through the variant's Builder (plain stores: the new
+// file is this goroutine's alone until it is published), or with TryAdd
+// for a scalable filter, which grows. A partitioned Builder takes a
+// chunk's keys at once (AddMany overlaps their cache misses), unless
+// -strict must look at each key before it is added.
 func (b *builder) fill(f filter, v *variant, src *lineSource, counted bool) (added, fresh uint64, err error) {
-	// The new file is this goroutine's alone until it is published: a
-	// variant with a single-writer path (partitioned's Builder) fills it
-	// with plain stores.
-	add := func(line []byte) (bool, error) { return v.tryAdd(f, line) }
-	done := func() {}
-	if v.bulk != nil {
-		bulkAdd, flush := v.bulk(f)
-		add, done = func(line []byte) (bool, error) { return bulkAdd(line), nil }, flush
+	bld := builderOf(f)
+	var many *partitioned.Builder
+	if pf, ok := f.(*partitioned.Filter); ok && !*b.strict {
+		many, bld = pf.Builder(), nil
 	}
+	hasher, _ := f.(digester)
 	watch := newCapacityWatch(b.std, "build", b.out, f, v, *b.strict)
-	err = src.each(func(line []byte) error {
-		if counted && added == b.ff.n.n {
-			return b.changed(added + 1)
+	err = eachChunk(src, func(c *lines.Chunk, res *keyBatch) error {
+		return res.split(c, hasher, bld != nil)
+	}, func(_ *lines.Chunk, res *keyBatch) error {
+		if many != nil {
+			if counted && added+uint64(len(res.keys)) > b.ff.n.n {
+				return b.changed(b.ff.n.n + 1)
+			}
+			n := uint64(many.AddMany(res.keys))
+			added += uint64(len(res.keys))
+			fresh += n
+			for range n {
+				watch.added(true)
+			}
+			return nil
 		}
-		if err := watch.before(f, line); err != nil {
-			return err
-		}
-		isNew, err := add(line)
-		if err != nil {
-			return err
-		}
-		watch.added(isNew)
-		added++
-		if isNew {
-			fresh++
+		for i, key := range res.keys {
+			if counted && added == b.ff.n.n {
+				return b.changed(added + 1)
+			}
+			if err := watch.before(f, key); err != nil {
+				return err
+			}
+			var isNew bool
+			if bld != nil {
+				isNew = bld.AddDigest(res.digests[i])
+			} else if isNew, err = v.tryAdd(f, key); err != nil {
+				return err
+			}
+			watch.added(isNew)
+			added++
+			if isNew {
+				fresh++
+			}
 		}
 		return nil
 	})
-	done()
+	if bld != nil {
+		bld.Flush()
+	}
+	if many != nil {
+		many.Flush()
+	}
 	if err == nil {
 		watch.finish(f)
 	}

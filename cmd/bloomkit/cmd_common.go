@@ -21,7 +21,7 @@ func commonCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	tmpDir := fs.String("tmp", "", "folder for temporary files (default: the system's temporary folder); stale ones of killed runs there are removed")
 	maxLine := fs.Int("max-line", defaultMaxLine, "longest line accepted, in bytes")
 	verbose := fs.Bool("v", false, "report each pass, the bytes read and written, and the temporary space on stderr")
-	return func(args []string) error {
+	return profiled(fs, func(args []string) error {
 		// The Go heap is held near the budget; the rest is the garbage
 		// collector's headroom.
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(mem.bytes)))
@@ -50,7 +50,7 @@ func commonCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 			return exitError{128 + int(syscall.SIGPIPE)}
 		}
 		return err
-	}
+	})
 }
 
 // commonLines reads one input of common through the line reader every

@@ -7,8 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 
-	"github.com/zeebo/xxh3"
+	"github.com/bloomkit/bloomkit"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/lines"
+	"github.com/bloomkit/bloomkit/mmapstore"
+	"github.com/bloomkit/bloomkit/partitioned"
 )
 
 func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
@@ -17,7 +21,7 @@ func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	state := fs.String("state", "", "filter file that remembers seen lines across runs (created with -variant, -n, -p if missing)")
 	maxLine := fs.Int("max-line", defaultMaxLine, "longest line accepted, in bytes")
 	strict := strictFlag(fs)
-	return func(args []string) error {
+	return profiled(fs, func(args []string) error {
 		v, err := ff.check()
 		if err != nil {
 			return err
@@ -48,7 +52,16 @@ func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		d.watch = newCapacityWatch(std, "dedup", name, f, v, *strict)
 		src := std.lineSource(args, *maxLine, "dedup")
 		src.idle = d.flush // a pipe that pauses (tail -f) gets its lines now
-		err = src.each(d.line)
+		// The lines are split and hashed on every core, and looked up
+		// there too while many are repeats: a line the filter has is
+		// dropped there (a filter only gains keys, so it has it still when
+		// the line's turn comes). The rest are decided here, in input
+		// order, as one loop would.
+		err = eachChunk(src, func(c *lines.Chunk, res *keyBatch) error {
+			return d.screen(c, res)
+		}, func(_ *lines.Chunk, res *keyBatch) error {
+			return d.candidates(res)
+		})
 		// Whatever stopped the loop, the lines accepted so far are printed
 		// and then recorded, and the state file is closed.
 		if ferr := d.flush(); err == nil {
@@ -61,11 +74,13 @@ func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 			err = cerr
 		}
 		return err
-	}
+	})
 }
 
-// dedupBatch is how many bytes of accepted lines dedup prints at once.
-const dedupBatch = 64 << 10
+// dedupBatch is how many bytes of accepted lines dedup prints at once (a
+// variable: tests make it tiny, so that lines are recorded while the
+// workers look up the lines after them).
+var dedupBatch = 64 << 10
 
 // deduper accepts the lines its filter has not seen and records them as
 // seen only once they are written: a line is never recorded without having
@@ -75,29 +90,111 @@ const dedupBatch = 64 << 10
 type deduper struct {
 	f   filter
 	v   *variant
+	dg  digester // f's digests: hashed once, looked up and added by digest
+	add bool     // record with dg.AddDigest (not a scalable filter: TryAdd says when it cannot grow)
 	w   io.Writer
 	buf []byte // accepted lines not yet written, each ending in '\n'
+	// digests are the digests of the lines in buf, in order.
+	digests []bloomkit.Digest
 	// pending finds a line in buf by its 64-bit hash: the offset of the
 	// first line with that hash; collided holds, exactly, the rare lines
 	// whose hash an other line in buf has.
 	pending  map[uint64]int
 	collided map[string]struct{}
-	hash     func([]byte) uint64 // xxh3; a test makes every line collide
+	hash     func([]byte) uint64 // nil: the digest's H1; a test makes every line collide
 	watch    *capacityWatch      // nil: not watched
 	err      error               // the first write or record error; sticky
+	// screening: the workers look lines up and drop the ones the filter
+	// has (see candidates); flushedLines counts the lines flushed.
+	screening    atomic.Bool
+	flushedLines int
+	// many is f when it is partitioned: lookups and records in groups.
+	many  *partitioned.Filter
+	found []bool
+	keys  [][]byte
 }
 
 func newDeduper(f filter, v *variant, w io.Writer) *deduper {
-	return &deduper{f: f, v: v, w: w, buf: make([]byte, 0, dedupBatch),
-		pending: map[uint64]int{}, collided: map[string]struct{}{}, hash: xxh3.Hash}
+	dg, _ := f.(digester) // every variant is one
+	many, _ := f.(*partitioned.Filter)
+	return &deduper{many: many, f: f, v: v, dg: dg, add: v.tag != mmapstore.Scalable, w: w, buf: make([]byte, 0, dedupBatch),
+		pending: map[uint64]int{}, collided: map[string]struct{}{}}
 }
+
+// screen is a worker's part: it fills res with the lines of c and their
+// digests, leaving out those the filter has already when screening is on.
+func (d *deduper) screen(c *lines.Chunk, res *keyBatch) error {
+	res.keys, res.digests = res.keys[:0], res.digests[:0]
+	screen := d.screening.Load()
+	l := c.Lines()
+	for line, ok := l.Next(); ok; line, ok = l.Next() {
+		h := d.dg.Hash(line)
+		if screen && d.dg.ContainsDigest(h) {
+			continue
+		}
+		res.keys = append(res.keys, line)
+		res.digests = append(res.digests, h)
+	}
+	return l.Err()
+}
+
+// candidates decides the lines a worker left in res, in order, and turns
+// screening on for the next chunks when more than a quarter of these were
+// repeats (a second lookup on a worker then saves work here), off when
+// fewer were (most lines new: the lookup here is the only one needed).
+func (d *deduper) candidates(res *keyBatch) error {
+	before := len(d.digests) + d.flushedLines
+	for start := 0; start < len(res.keys); start += lookupGroup {
+		end := min(start+lookupGroup, len(res.keys))
+		// A partitioned filter looks a group up at once (its cache misses
+		// overlap); a flush in the middle of the group records lines the
+		// group's answers predate, so the rest are looked up again.
+		group, flushes := false, d.flushedLines
+		if d.many != nil {
+			d.found = d.many.ContainsMany(res.keys[start:end], d.found)
+			group = true
+		}
+		for i := start; i < end; i++ {
+			var present bool
+			if group && d.flushedLines == flushes {
+				present = d.found[i-start]
+			} else {
+				present = d.dg.ContainsDigest(res.digests[i])
+			}
+			if present {
+				continue
+			}
+			if err := d.candidate(res.keys[i], res.digests[i]); err != nil {
+				return err
+			}
+		}
+	}
+	if n := len(res.keys); n > 0 {
+		accepted := len(d.digests) + d.flushedLines - before
+		d.screening.Store(4*(n-accepted) > n)
+	}
+	return nil
+}
+
+// lookupGroup is how many lines candidates looks up at once.
+const lookupGroup = 64
 
 // line accepts line unless the filter or the pending batch has it.
 func (d *deduper) line(line []byte) error {
-	if d.f.Contains(line) {
+	dg := d.dg.Hash(line)
+	if d.dg.ContainsDigest(dg) {
 		return nil
 	}
-	h := d.hash(line)
+	return d.candidate(line, dg)
+}
+
+// candidate accepts line, which the filter does not have, unless the
+// pending batch has it; dg is its digest.
+func (d *deduper) candidate(line []byte, dg bloomkit.Digest) error {
+	h := dg.H1
+	if d.hash != nil {
+		h = d.hash(line)
+	}
 	off, hashed := d.pending[h]
 	if hashed {
 		end := off + bytes.IndexByte(d.buf[off:], '\n')
@@ -120,6 +217,7 @@ func (d *deduper) line(line []byte) error {
 		d.pending[h] = len(d.buf)
 	}
 	d.buf = append(append(d.buf, line...), '\n')
+	d.digests = append(d.digests, dg)
 	return nil
 }
 
@@ -133,32 +231,63 @@ func (d *deduper) flush() error {
 		d.err = fmt.Errorf("write stdout: %w", err)
 		return d.err
 	}
-	for rest := d.buf; len(rest) > 0; {
+	if err := d.recordAll(); err != nil {
+		d.err = err
+		return err
+	}
+	d.flushedLines += len(d.digests)
+	d.buf, d.digests = d.buf[:0], d.digests[:0]
+	clear(d.pending)
+	clear(d.collided)
+	return nil
+}
+
+// recordAll records the lines of buf: a partitioned filter in groups
+// (AddMany overlaps the cache misses), unless -strict must see each line
+// before it is added.
+func (d *deduper) recordAll() error {
+	strict := d.watch != nil && d.watch.strict
+	if d.many != nil && !strict {
+		d.keys = d.keys[:0]
+		for rest := d.buf; len(rest) > 0; {
+			i := bytes.IndexByte(rest, '\n')
+			d.keys = append(d.keys, rest[:i])
+			rest = rest[i+1:]
+		}
+		n := d.many.AddMany(d.keys)
+		if d.watch != nil {
+			for range n {
+				d.watch.added(true)
+			}
+		}
+		return nil
+	}
+	for j, rest := 0, d.buf; len(rest) > 0; j++ {
 		i := bytes.IndexByte(rest, '\n')
-		if err := d.record(rest[:i]); err != nil {
-			d.err = err
+		if err := d.record(rest[:i], d.digests[j]); err != nil {
 			return err
 		}
 		rest = rest[i+1:]
 	}
-	d.buf = d.buf[:0]
-	clear(d.pending)
-	clear(d.collided)
 	return nil
 }
 
 // record adds a printed line to the filter, watching its capacity: the
 // moment the lines pass it, a warning (or with -strict an error: the
 // lines printed and not recorded are printed again by the next run).
-func (d *deduper) record(line []byte) error {
+func (d *deduper) record(line []byte, dg bloomkit.Digest) error {
 	if d.watch != nil {
 		if err := d.watch.before(d.f, line); err != nil {
 			return err
 		}
 	}
-	isNew, err := d.v.tryAdd(d.f, line)
-	if err != nil {
+	var isNew bool
+	if d.add {
+		isNew = d.dg.AddDigest(dg)
+	} else if n, err := d.v.tryAdd(d.f, line); err != nil {
 		return err
+	} else {
+		isNew = n
 	}
 	if d.watch != nil {
 		d.watch.added(isNew)

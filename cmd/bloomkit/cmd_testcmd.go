@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/lines"
+	"github.com/bloomkit/bloomkit/partitioned"
 )
 
 func testCommand(fs *flag.FlagSet, std stdio) func([]string) error {
@@ -14,7 +17,7 @@ func testCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	kf.define(fs)
 	var vf verifyFlags
 	vf.define(fs)
-	return func(args []string) error {
+	return profiled(fs, func(args []string) error {
 		if err := wantArgs(args, 1, "FILE"); err != nil {
 			return err
 		}
@@ -42,27 +45,26 @@ func testCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		defer w.Flush()
 		// Like grep: the keys selected (present ones, or absent ones with
 		// -absent) decide the exit status.
+		sel := selection{absent: *onlyAbsent, present: *onlyPresent, quiet: *quiet}
+		var keys [][]byte
+		var res testResult
 		selected := false
-		err = kf.each(std, "test", args[1:], "testing", func(key []byte) error {
-			present := f.Contains(key)
-			switch {
-			case *onlyAbsent && !present, *onlyPresent && present:
-				selected = true
-				if !*quiet {
-					w.Write(key)
-					w.WriteByte('\n')
-				}
-			case !*onlyAbsent && !*onlyPresent:
-				selected = selected || present
-				if !*quiet {
-					state := "absent"
-					if present {
-						state = "present"
-					}
-					fmt.Fprintf(w, "%s\t%s\n", key, state)
-				}
-			}
+		err = keyChunks(&kf, std, "test", args[1:], "testing", func(key []byte) error {
+			keys = append(keys, key)
 			return nil
+		}, func() error {
+			sel.test(f, keys, &res)
+			selected = res.selected
+			_, err := w.Write(res.out)
+			return err
+		}, func(c *lines.Chunk, res *testResult) error {
+			err := res.keys.split(c, nil, false)
+			sel.test(f, res.keys.keys, res)
+			return err
+		}, func(_ *lines.Chunk, res *testResult) error {
+			selected = selected || res.selected
+			_, err := w.Write(res.out)
+			return err
 		})
 		if err != nil {
 			return err
@@ -74,5 +76,52 @@ func testCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 			return exitError{1}
 		}
 		return nil
+	})
+}
+
+// selection is what test prints: every key with its answer, or only the
+// absent or the present ones, bare, or nothing (quiet).
+type selection struct{ absent, present, quiet bool }
+
+// testResult is one chunk's answers: the lines to print, and whether a key
+// was selected.
+type testResult struct {
+	keys     keyBatch
+	found    []bool
+	out      []byte
+	selected bool
+}
+
+// test looks keys up in f and sets res to what is printed for them; a
+// partitioned filter looks them up in groups (ContainsMany overlaps the
+// cache misses).
+func (s selection) test(f filter, keys [][]byte, res *testResult) {
+	res.out, res.selected = res.out[:0], false
+	if pf, ok := f.(*partitioned.Filter); ok {
+		res.found = pf.ContainsMany(keys, res.found)
+	} else {
+		res.found = res.found[:0]
+		for _, k := range keys {
+			res.found = append(res.found, f.Contains(k))
+		}
+	}
+	for i, key := range keys {
+		present := res.found[i]
+		switch {
+		case s.absent && !present, s.present && present:
+			res.selected = true
+			if !s.quiet {
+				res.out = append(append(res.out, key...), '\n')
+			}
+		case !s.absent && !s.present:
+			res.selected = res.selected || present
+			if !s.quiet {
+				state := "\tabsent\n"
+				if present {
+					state = "\tpresent\n"
+				}
+				res.out = append(append(res.out, key...), state...)
+			}
+		}
 	}
 }

@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/bloomkit/bloomkit v0.1.0
 	github.com/bloomkit/bloomkit/redisstore v0.1.0
+	github.com/klauspost/compress v1.20.4
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/stretchr/testify v1.12.1

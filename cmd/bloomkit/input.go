@@ -2,20 +2,26 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/lines"
 )
 
 // defaultMaxLine is the longest input line accepted unless -max-line says
 // otherwise; a longer line is an error naming its file and line number.
 const defaultMaxLine = 1 << 20
+
+// lineChunkSize is the size of the chunks line sources read (0: the
+// default of package lines); tests make it tiny, so that inputs of a few
+// lines cross many chunks.
+var lineChunkSize = 0
 
 // lineSource is where keys come from: files in order, or stdin when none.
 type lineSource struct {
@@ -51,15 +57,84 @@ func stderrIsTerminal() bool { return term.IsTerminal(int(os.Stderr.Fd())) }
 
 // each calls fn with every non-empty line without its line ending: the LF
 // and exactly one CR before it (x CR CR LF is the line x CR); a CR at the
-// very end of the input is dropped the same way. Gzip input, recognised by its magic bytes, is decompressed. The
+// very end of the input is dropped the same way (the rules of package
+// lines). Gzip input, recognised by its magic bytes, is decompressed. The
 // slice passed to fn is valid only during the call. Once a caught signal
 // asks the command to stop, each returns an interruptedError, even from a
-// read that was blocked on a pipe.
+// read that was blocked on a pipe. each runs fn on the calling goroutine,
+// line after line; eachChunk (pipeline.go) spreads the work over every
+// core.
 func (s *lineSource) each(fn func(line []byte) error) error {
-	if len(s.files) == 0 {
-		return s.eachOf("-", "stdin", fn)
+	return s.inputs(func(in *input) error {
+		return in.wrap(lines.Each(in.r, in.cfg, func(c *lines.Chunk) error {
+			l := c.Lines()
+			for line, ok := l.Next(); ok; line, ok = l.Next() {
+				if err := interrupted(); err != nil {
+					return err
+				}
+				if err := fn(line); err != nil {
+					return err
+				}
+			}
+			return l.Err()
+		}))
+	})
+}
+
+// input is one open input of a line source, ready for package lines.
+type input struct {
+	name string // as messages name it
+	r    io.Reader
+	cfg  lines.Config
+	max  int
+}
+
+// wrap names the input in a read error and turns a too-long line into
+// the command's message.
+func (in *input) wrap(err error) error {
+	var tl *lines.TooLongError
+	var sig interruptedError
+	switch {
+	case err == nil, errors.As(err, &sig):
+		return err
+	case errors.As(err, &tl):
+		return fmt.Errorf("%s:%d: line longer than %d bytes (see -max-line)", in.name, tl.Line, in.max)
+	case errors.Is(err, errRead):
+		return fmt.Errorf("%s: %w", in.name, errors.Unwrap(err))
 	}
-	for i, name := range s.files {
+	return err
+}
+
+// errRead marks the errors of reading an input (see readErrors), which
+// wrap names the input in; the errors of fn pass unchanged.
+var errRead = errors.New("read")
+
+// readErrors wraps a reader's errors but EOF and a signal's in errRead.
+type readErrors struct{ r io.Reader }
+
+func (r readErrors) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	var sig interruptedError
+	if err != nil && err != io.EOF && !errors.As(err, &sig) {
+		err = readError{err}
+	}
+	return n, err
+}
+
+type readError struct{ err error }
+
+func (e readError) Error() string        { return e.err.Error() }
+func (e readError) Unwrap() error        { return e.err }
+func (e readError) Is(target error) bool { return target == errRead }
+
+// inputs opens each input of s in turn (stdin when there are none) and
+// calls fn with it.
+func (s *lineSource) inputs(fn func(in *input) error) error {
+	files := s.files
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	for i, name := range files {
 		display := name
 		if name == "-" {
 			display = "stdin"
@@ -67,15 +142,23 @@ func (s *lineSource) each(fn func(line []byte) error) error {
 		if i < len(s.names) {
 			display = s.names[i]
 		}
-		if err := s.eachOf(name, display, fn); err != nil {
+		if err := s.with(name, display, fn); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *lineSource) eachOf(name, display string, fn func([]byte) error) error {
-	r, size, err := s.open(name)
+// with opens one input and calls fn with it; the hook of lines.Config's
+// Pause is what the input calls before it waits for its writer.
+func (s *lineSource) with(name, display string, fn func(in *input) error) error {
+	var pause func() error
+	r, size, err := s.openIdle(name, func() error {
+		if pause == nil {
+			return nil
+		}
+		return pause()
+	})
 	if err != nil {
 		return err
 	}
@@ -84,7 +167,41 @@ func (s *lineSource) eachOf(name, display string, fn func([]byte) error) error {
 	if s.tap != nil {
 		raw = s.tap(r)
 	}
-	return s.read(display, raw, size, fn)
+	in := &input{name: display, max: s.maxLine, cfg: lines.Config{
+		MaxLine:   s.maxLine,
+		ChunkSize: lineChunkSize,
+		Stream:    size < 0, // a pipe, a FIFO, a terminal: its writer may pause
+		Stop:      interrupted,
+		Idle:      s.idle,
+		Pause:     func(hook func() error) { pause = hook },
+	}}
+	if s.progress {
+		bar := progressbar.DefaultBytes(size, s.label+" "+display)
+		defer bar.Finish()
+		raw = io.TeeReader(raw, bar)
+	}
+	in.r, err = ungzip(readErrors{raw})
+	if err != nil {
+		return in.wrap(err)
+	}
+	// The gzip reader is not closed: its Close only releases it, and a
+	// pipeline stopped by an error may leave its reading goroutine inside
+	// a Read (lines.Run) when fn returns.
+	return fn(in)
+}
+
+// ungzip is r, decompressed when it starts with the gzip magic bytes.
+func ungzip(r io.Reader) (io.Reader, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	magic, err := br.Peek(2)
+	if err != nil || magic[0] != 0x1f || magic[1] != 0x8b {
+		return br, nil // a read error shows at the first read
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, readError{err}
+	}
+	return readErrors{zr}, nil
 }
 
 // open opens one input ("-" is stdin) and returns its size when known
@@ -93,6 +210,11 @@ func (s *lineSource) eachOf(name, display string, fn func([]byte) error) error {
 // as its writer likes, so it is read by a goroutine and a signal ends the
 // wait (asyncReader).
 func (s *lineSource) open(name string) (io.ReadCloser, int64, error) {
+	return s.openIdle(name, s.idle)
+}
+
+// openIdle is open with idle called before a read waits for a writer.
+func (s *lineSource) openIdle(name string, idle func() error) (io.ReadCloser, int64, error) {
 	if name == "-" {
 		f, ok := s.stdin.(*os.File)
 		if !ok {
@@ -102,12 +224,12 @@ func (s *lineSource) open(name string) (io.ReadCloser, int64, error) {
 			return io.NopCloser(stoppableReader{f}), -1, nil
 		}
 		a := newAsyncReader(func() (*os.File, error) { return f, nil }, false)
-		a.idle = s.idle
+		a.idle = idle
 		return a, -1, nil
 	}
 	if st, err := os.Stat(name); err == nil && !st.Mode().IsRegular() {
 		a := newAsyncReader(func() (*os.File, error) { return os.Open(name) }, true)
-		a.idle = s.idle
+		a.idle = idle
 		return a, -1, nil
 	}
 	f, err := os.Open(name)
@@ -134,69 +256,4 @@ func rereadable(name string) bool {
 	}
 	st, err := os.Stat(name)
 	return err != nil || st.Mode().IsRegular() // a missing file fails in either pass
-}
-
-func (s *lineSource) read(name string, r io.Reader, size int64, fn func([]byte) error) error {
-	if s.progress {
-		bar := progressbar.DefaultBytes(size, s.label+" "+name)
-		defer bar.Finish()
-		r = io.TeeReader(r, bar)
-	}
-	br := bufio.NewReaderSize(r, 256<<10)
-	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		defer zr.Close()
-		br = bufio.NewReaderSize(zr, 256<<10)
-	}
-	sc := bufio.NewScanner(br)
-	sc.Buffer(make([]byte, 0, 64<<10), s.maxLine+2) // room for CR LF
-	sc.Split(scanLines)
-	lineNo := 0
-	for sc.Scan() {
-		if err := interrupted(); err != nil {
-			return err
-		}
-		lineNo++
-		line := bytes.TrimSuffix(sc.Bytes(), []byte{'\r'}) // exactly one CR
-		if len(line) > s.maxLine {
-			return fmt.Errorf("%s:%d: line longer than %d bytes (see -max-line)", name, lineNo, s.maxLine)
-		}
-		if len(line) == 0 {
-			continue
-		}
-		if err := fn(line); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return fmt.Errorf("%s:%d: line longer than %d bytes (see -max-line)", name, lineNo+1, s.maxLine)
-		}
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
-}
-
-// scanLines splits at LF and returns each line with everything before its
-// LF, CRs included (bufio.ScanLines drops a CR itself, so that trimming one
-// more dropped both of CR CR LF); the end of the input ends the last line.
-// The caller drops exactly one CR.
-func scanLines(data []byte, atEOF bool) (advance int, token []byte, err error) {
-	if i := bytes.IndexByte(data, '\n'); i >= 0 {
-		return i + 1, data[:i], nil
-	}
-	if atEOF && len(data) > 0 {
-		return len(data), data, nil
-	}
-	return 0, nil, nil
-}
-
-// countLines counts the keys the source holds (for sizing a filter).
-func (s *lineSource) count() (uint64, error) {
-	var n uint64
-	err := s.each(func([]byte) error { n++; return nil })
-	return n, err
 }

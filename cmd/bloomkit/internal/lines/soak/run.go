@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// runMain is `soak run`: generate N 16-byte keys to a file, build a
+// partitioned filter of them from the file and from <(zcat file.gz), and
+// check with test -absent that every key is present; each step's keys/s,
+// peak RSS and CPU use are printed.
+func runMain(args []string) error {
+	fs := flag.NewFlagSet("soak run", flag.ContinueOnError)
+	n := fs.String("n", "1e8", "number of keys")
+	dir := fs.String("dir", "", "folder for the key files and filters (needs about 17 bytes a key, plus the .gz)")
+	bk := fs.String("bloomkit", "bloomkit", "the bloomkit binary")
+	p := fs.String("p", "0.01", "target false-positive rate")
+	keep := fs.Bool("keep", false, "keep the key files and filters")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	count, err := parseCount(*n)
+	if err != nil {
+		return err
+	}
+	if *dir == "" {
+		return fmt.Errorf("-dir is required")
+	}
+	keys := filepath.Join(*dir, "soak-keys.txt")
+	gz := keys + ".gz"
+	out := filepath.Join(*dir, "soak.bloom")
+	if !*keep {
+		defer os.Remove(keys)
+		defer os.Remove(gz)
+		defer os.Remove(out)
+	}
+	start := time.Now()
+	if err := genFile(keys, count); err != nil {
+		return err
+	}
+	fmt.Printf("generated %d keys in %.1f s\n", count, time.Since(start).Seconds())
+	steps := []struct {
+		name string
+		cmd  string
+		want int // exit status
+	}{
+		{"build from the file", fmt.Sprintf("%q build -variant partitioned -n %d -p %s -o %q %q", *bk, count, *p, out, keys), 0},
+		{"test -absent of every key", fmt.Sprintf("%q test -absent %q -f %q", *bk, out, keys), 1},
+		{"gzip -1 (not timed as bloomkit)", fmt.Sprintf("gzip -1 -c %q > %q", keys, gz), 0},
+		{"zcat alone", fmt.Sprintf("zcat %q > /dev/null", gz), 0},
+		{"build from <(zcat)", fmt.Sprintf("%q build -variant partitioned -n %d -p %s -o %q <(zcat %q)", *bk, count, *p, out, gz), 0},
+		{"test -absent of every key", fmt.Sprintf("%q test -absent %q -f %q", *bk, out, keys), 1},
+	}
+	for _, s := range steps {
+		if err := step(s.name, s.cmd, s.want, count); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// genFile writes count key16 lines to path.
+func genFile(path string, count uint64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := generate(f, "key16", count); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// step runs cmd with bash, checks its exit status, and prints its wall
+// time, keys/s, CPU use (user+system over wall) and peak RSS. test -absent
+// exits 1 when it prints no key: zero false negatives.
+func step(name, cmd string, want int, count uint64) error {
+	c := exec.Command("bash", "-c", cmd)
+	var stdout, stderr bytes.Buffer
+	c.Stdout, c.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := c.Run()
+	wall := time.Since(start).Seconds()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if code != want {
+		return fmt.Errorf("%s: exit status %d, want %d\n%s%s", name, code, want, head(stdout.Bytes()), stderr.Bytes())
+	}
+	ru := c.ProcessState.SysUsage().(*syscall.Rusage)
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	fmt.Printf("%-34s %8.2f s  %7.2f Mkeys/s  CPU %4.0f%%  peak RSS %6.0f MiB  (%s)\n",
+		name, wall, float64(count)/wall/1e6, 100*cpu/wall, float64(ru.Maxrss)/1024, cmd)
+	if out := bytes.TrimSpace(stdout.Bytes()); len(out) > 0 && want == 0 {
+		fmt.Printf("    %s\n", out)
+	}
+	return nil
+}
+
+// head is the first 10 lines of b.
+func head(b []byte) []byte {
+	for i, n := 0, 0; i < len(b); i++ {
+		if b[i] == '\n' {
+			if n++; n == 10 {
+				return b[:i+1]
+			}
+		}
+	}
+	return b
+}
