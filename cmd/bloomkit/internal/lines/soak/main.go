@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command soak measures bloomkit's line pipeline at scale, outside CI:
 //
 //	go run ./internal/lines/soak run -n 1e9 -dir /big/disk -bloomkit $(which bloomkit)
