@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/lines"
+	"github.com/bloomkit/bloomkit/mmapstore"
 	"github.com/bloomkit/bloomkit/partitioned"
 )
 
@@ -19,6 +20,7 @@ func buildCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	fs.StringVar(&b.out, "o", "", "the filter file to publish (replaced atomically if it exists)")
 	fs.IntVar(&b.maxLine, "max-line", defaultMaxLine, "longest key line accepted, in bytes")
 	b.strict = strictFlag(fs)
+	b.fuse.define(fs)
 	return profiled(fs, b.run)
 }
 
@@ -29,6 +31,7 @@ type builder struct {
 	out     string
 	maxLine int
 	strict  *bool
+	fuse    fuseFlags
 }
 
 func (b *builder) run(args []string) error {
@@ -43,6 +46,9 @@ func (b *builder) run(args []string) error {
 		return err
 	}
 	src := b.std.lineSource(args, b.maxLine, "building")
+	if v.tag == mmapstore.Fuse {
+		return b.runFuse(src)
+	}
 	counted := !b.ff.n.set
 	if counted {
 		spools, err := b.count(src, args)

@@ -42,3 +42,25 @@ func TestFuseFiles(t *testing.T) {
 	bk(t, dir, "", "union", "-o", "u.bloom", "set.bloom", "served.bloom").fails(t, "cannot be merged")
 	require.NotContains(t, bk(t, dir, "", "bench", "-n", "1000", "-trials", "1000").ok(t), "fuse")
 }
+
+// TestBuildFuse: build -variant fuse reads keys as every build does (a file,
+// stdin, gzip), spills past -mem into -tmp, publishes atomically and leaves
+// nothing behind; the file answers every key.
+func TestBuildFuse(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "keys.txt"), keyLines("k", 50000)+keyLines("k", 100))
+	tmp := t.TempDir()
+	out := bk(t, dir, "", "build", "-variant", "fuse", "-p", "1e-4", "-mem", "1MiB", "-tmp", tmp, "-o", "set.bloom", "keys.txt").ok(t)
+	require.Contains(t, out, "16-bit fingerprints")
+	require.Equal(t, 1, bk(t, dir, keyLines("k", 50000), "test", "-absent", "-q", "set.bloom").code, "no key absent")
+	require.Contains(t, bk(t, dir, "", "info", "set.bloom").ok(t), "keys           50000 distinct")
+	require.Equal(t, []string{"keys.txt", "set.bloom"}, dirNames(t, dir))
+	require.Empty(t, dirNames(t, tmp), "the spill file is gone")
+
+	// From stdin, over the published file.
+	bk(t, dir, keyLines("other", 1000), "build", "-variant", "fuse", "-o", "set.bloom").ok(t)
+	require.Equal(t, 1, bk(t, dir, keyLines("other", 1000), "test", "-absent", "-q", "set.bloom").code)
+	bk(t, dir, "", "build", "-variant", "fuse", "-p", "1e-6", "-o", "x.bloom", "keys.txt").fails(t, "1e-06")
+	bk(t, dir, "", "build", "-variant", "fuse", "-o", "x.bloom", "/dev/null").fails(t, "no keys")
+	require.NoFileExists(t, filepath.Join(dir, "x.bloom"))
+}
