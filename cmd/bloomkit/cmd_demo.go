@@ -86,7 +86,17 @@ func demo(w io.Writer, n uint64, p float64, trials uint64, dir string) error {
 	if r.missing > 0 {
 		return fmt.Errorf("%d false negatives: the filter is broken", r.missing)
 	}
-	return r.verifyErr
+	if r.verifyErr != nil {
+		return r.verifyErr
+	}
+	// A fuse filter at the rate of its fingerprints, against a standard
+	// filter sized for that same rate.
+	fp := fuseRate(p)
+	m, _, err := standard.Params(n, fp)
+	if err != nil {
+		return err
+	}
+	return demoFuse(w, dir, n, p, float64(m)/float64(n), trials)
 }
 
 // build builds into a temporary file beside the target and publishes it.
