@@ -31,33 +31,40 @@ const (
 	splitLaneBits = 32
 )
 
-// splitSalt are the odd multipliers of the eight lanes: the SALT constants
-// of Parquet's BloomFilter specification, so that ParquetMasks and the
-// filter share one definition.
-var splitSalt = [SplitK]uint32{
-	0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d,
-	0x705495c7, 0x2df1424b, 0x9efc4947, 0x5c6bfb31,
-}
+// The odd multipliers of the eight lanes: the SALT constants of Parquet's
+// BloomFilter specification. Constants, so the hot paths multiply by
+// immediates instead of loading them.
+const (
+	salt0 = 0x47b6137b
+	salt1 = 0x44974d91
+	salt2 = 0x8824ad5b
+	salt3 = 0xa2b7289d
+	salt4 = 0x705495c7
+	salt5 = 0x2df1424b
+	salt6 = 0x9efc4947
+	salt7 = 0x5c6bfb31
+)
+
+// splitSalt is the multipliers as an array, lane by lane, for the code
+// that is not hot.
+var splitSalt = [SplitK]uint32{salt0, salt1, salt2, salt3, salt4, salt5, salt6, salt7}
 
 // SplitMasks is the set of bits a key sets in its split block, one mask per
 // 64-bit word (two lanes each).
 type SplitMasks [SplitBlockWords]uint64
 
-// laneBit returns bit ((x·s) mod 2^32) >> 27 of a 32-bit lane, shifted up by
-// shift (0 or 32).
-func laneBit(x, s uint32, shift uint64) uint64 {
-	return 1 << ((uint64(x*s>>27) + shift) & 63)
+// wordMask returns the mask of one 64-bit word of a block for lane key x:
+// bit (x·lo mod 2^32) >> 27 of its low lane and bit (x·hi mod 2^32) >> 27
+// of its high lane. Small enough to be inlined: each function that needs a
+// block's masks calls it four times (splitMasks, four calls, would not be
+// inlined, and a call per lookup measured slower).
+func wordMask(x, lo, hi uint32) uint64 {
+	return 1<<(x*lo>>27) | 1<<(x*hi>>27+32)
 }
 
-// splitMasks returns the four word masks of lane key x: one bit in each
-// 32-bit half. Written out, so the eight multiplies are independent and
-// stay in registers.
+// splitMasks returns the four word masks of lane key x.
 func splitMasks(x uint32) (m0, m1, m2, m3 uint64) {
-	m0 = laneBit(x, splitSalt[0], 0) | laneBit(x, splitSalt[1], 32)
-	m1 = laneBit(x, splitSalt[2], 0) | laneBit(x, splitSalt[3], 32)
-	m2 = laneBit(x, splitSalt[4], 0) | laneBit(x, splitSalt[5], 32)
-	m3 = laneBit(x, splitSalt[6], 0) | laneBit(x, splitSalt[7], 32)
-	return
+	return wordMask(x, salt0, salt1), wordMask(x, salt2, salt3), wordMask(x, salt4, salt5), wordMask(x, salt6, salt7)
 }
 
 // laneKey returns the 32 bits of a digest that pick a key's bit in each lane.
@@ -93,7 +100,7 @@ func (s Split) Bits() uint64 { return s.Blocks * SplitBlockBits }
 // no bounds check (see Split).
 func splitBlock(words []uint64, blocks, h1 uint64) *[SplitBlockWords]uint64 {
 	b := hashing.Reduce(h1, blocks)
-	return (*[SplitBlockWords]uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(words)), b*SplitBlockBits/8))
+	return (*[SplitBlockWords]uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(words)), b*(SplitBlockBits/8)))
 }
 
 // Contains reports whether all eight bits of d are set: one block, four
@@ -106,11 +113,10 @@ func (s Split) Contains(d hashing.Digest) bool {
 }
 
 func splitContains(blk *[SplitBlockWords]uint64, x uint32) bool {
-	m0, m1, m2, m3 := splitMasks(x)
-	missing := m0 &^ atomic.LoadUint64(&blk[0])
-	missing |= m1 &^ atomic.LoadUint64(&blk[1])
-	missing |= m2 &^ atomic.LoadUint64(&blk[2])
-	missing |= m3 &^ atomic.LoadUint64(&blk[3])
+	missing := wordMask(x, salt0, salt1) &^ atomic.LoadUint64(&blk[0])
+	missing |= wordMask(x, salt2, salt3) &^ atomic.LoadUint64(&blk[1])
+	missing |= wordMask(x, salt4, salt5) &^ atomic.LoadUint64(&blk[2])
+	missing |= wordMask(x, salt6, salt7) &^ atomic.LoadUint64(&blk[3])
 	return missing == 0
 }
 
@@ -125,7 +131,7 @@ func (s Split) Add(d hashing.Digest) bool {
 }
 
 func splitAdd(blk *[SplitBlockWords]uint64, x uint32) bool {
-	m0, m1, m2, m3 := splitMasks(x)
+	m0, m1, m2, m3 := wordMask(x, salt0, salt1), wordMask(x, salt2, salt3), wordMask(x, salt4, salt5), wordMask(x, salt6, salt7)
 	isNew := false
 	if m0&^atomic.LoadUint64(&blk[0]) != 0 {
 		atomic.OrUint64(&blk[0], m0)
@@ -157,7 +163,7 @@ func (s Split) AddPlain(d hashing.Digest) bool {
 }
 
 func splitAddPlain(blk *[SplitBlockWords]uint64, x uint32) bool {
-	m0, m1, m2, m3 := splitMasks(x)
+	m0, m1, m2, m3 := wordMask(x, salt0, salt1), wordMask(x, salt2, salt3), wordMask(x, salt4, salt5), wordMask(x, salt6, salt7)
 	w0, w1, w2, w3 := blk[0], blk[1], blk[2], blk[3]
 	fresh := m0&^w0 | m1&^w1 | m2&^w2 | m3&^w3
 	blk[0], blk[1], blk[2], blk[3] = w0|m0, w1|m1, w2|m2, w3|m3

@@ -1,18 +1,25 @@
 package blocked
 
-import "github.com/bloomkit/bloomkit/internal/hashing"
+import (
+	"sync/atomic"
+
+	"github.com/bloomkit/bloomkit/internal/hashing"
+)
 
 // The keyed forms of the split-block layout: the whole path from a key to
-// its block in one function, the key of 9 to 16 bytes hashed in line as in
-// keyed.go (the measured reason is there).
+// its block in one function, the key of 9 to 16 bytes hashed in line, as in
+// keyed.go (the measured reason is there). ContainsKey and AddKeyPlain are
+// leaf functions for such keys: the hash, the block, the eight lane bits
+// and the four words, without a call. AddKey, which waits for its locked
+// instructions anyway, calls splitAdd.
 
-// splitHash returns the H1 and lane key of key under hash.
-func splitHash(hash *hashing.Hasher, key []byte) (h1 uint64, x uint32) {
+// ContainsKey reports whether key may have been added: Contains of its
+// digest under hash.
+func (s Split) ContainsKey(hash *hashing.Hasher, key []byte) bool {
 	var h uint64
 	switch {
 	case hash.Scheme() != hashing.Scheme2:
-		d := hash.Sum(key)
-		return d.H1, laneKey(d)
+		return s.Contains(hash.Sum(key))
 	case hashing.Short(len(key)):
 		h = hash.Sum9to16(key)
 	case hashing.Medium(len(key)):
@@ -20,35 +27,57 @@ func splitHash(hash *hashing.Hasher, key []byte) (h1 uint64, x uint32) {
 	default:
 		h = hash.Sum64(key)
 	}
-	return h, uint32(hashing.Mix(h) >> 32)
-}
-
-// ContainsKey reports whether key may have been added: Contains of its
-// digest under hash.
-func (s Split) ContainsKey(hash *hashing.Hasher, key []byte) bool {
-	h1, x := splitHash(hash, key)
 	if len(s.Words) == 0 {
-		return true
+		return true // a closed filter rules nothing out
 	}
-	return splitContains(splitBlock(s.Words, s.Blocks, h1), x)
+	x, blk := uint32(hashing.Mix(h)>>32), splitBlock(s.Words, s.Blocks, h)
+	missing := wordMask(x, salt0, salt1) &^ atomic.LoadUint64(&blk[0])
+	missing |= wordMask(x, salt2, salt3) &^ atomic.LoadUint64(&blk[1])
+	missing |= wordMask(x, salt4, salt5) &^ atomic.LoadUint64(&blk[2])
+	missing |= wordMask(x, salt6, salt7) &^ atomic.LoadUint64(&blk[3])
+	return missing == 0
 }
 
 // AddKey adds key and reports whether it was new: Add of its digest under
 // hash. Safe for concurrent use.
 func (s Split) AddKey(hash *hashing.Hasher, key []byte) bool {
-	h1, x := splitHash(hash, key)
+	var h uint64
+	switch {
+	case hash.Scheme() != hashing.Scheme2:
+		return s.Add(hash.Sum(key))
+	case hashing.Short(len(key)):
+		h = hash.Sum9to16(key)
+	case hashing.Medium(len(key)):
+		h = hash.Sum17to128(key)
+	default:
+		h = hash.Sum64(key)
+	}
 	if len(s.Words) == 0 {
 		return false
 	}
-	return splitAdd(splitBlock(s.Words, s.Blocks, h1), x)
+	return splitAdd(splitBlock(s.Words, s.Blocks, h), uint32(hashing.Mix(h)>>32))
 }
 
 // AddKeyPlain is AddKey with plain stores (AddPlain): for one goroutine
 // that builds a filter nobody else uses meanwhile.
 func (s Split) AddKeyPlain(hash *hashing.Hasher, key []byte) bool {
-	h1, x := splitHash(hash, key)
+	var h uint64
+	switch {
+	case hash.Scheme() != hashing.Scheme2:
+		return s.AddPlain(hash.Sum(key))
+	case hashing.Short(len(key)):
+		h = hash.Sum9to16(key)
+	case hashing.Medium(len(key)):
+		h = hash.Sum17to128(key)
+	default:
+		h = hash.Sum64(key)
+	}
 	if len(s.Words) == 0 {
 		return false
 	}
-	return splitAddPlain(splitBlock(s.Words, s.Blocks, h1), x)
+	x, blk := uint32(hashing.Mix(h)>>32), splitBlock(s.Words, s.Blocks, h)
+	m0, m1, m2, m3 := wordMask(x, salt0, salt1), wordMask(x, salt2, salt3), wordMask(x, salt4, salt5), wordMask(x, salt6, salt7)
+	w0, w1, w2, w3 := blk[0], blk[1], blk[2], blk[3]
+	blk[0], blk[1], blk[2], blk[3] = w0|m0, w1|m1, w2|m2, w3|m3
+	return m0&^w0|m1&^w1|m2&^w2|m3&^w3 != 0
 }
