@@ -109,7 +109,16 @@ func (s Split) Contains(d hashing.Digest) bool {
 	if len(s.Words) == 0 {
 		return true // a closed filter rules nothing out
 	}
-	return splitContains(splitBlock(s.Words, s.Blocks, d.H1), laneKey(d))
+	return splitTest(splitBlock(s.Words, s.Blocks, d.H1), laneKey(d))
+}
+
+// splitTest is the lookup of lane key x in blk: the AVX2 one where the CPU
+// has it, else splitContains.
+func splitTest(blk *[SplitBlockWords]uint64, x uint32) bool {
+	if useAVX2 {
+		return splitContainsAVX2(blk, x)
+	}
+	return splitContains(blk, x)
 }
 
 func splitContains(blk *[SplitBlockWords]uint64, x uint32) bool {

@@ -47,7 +47,7 @@ func (s Split) ContainsBatch(ds []hashing.Digest, found []bool) {
 	}
 	s.groups(ds, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			found[i] = splitContains(splitBlock(s.Words, s.Blocks, ds[i].H1), laneKey(ds[i]))
+			found[i] = splitTest(splitBlock(s.Words, s.Blocks, ds[i].H1), laneKey(ds[i]))
 		}
 	})
 }

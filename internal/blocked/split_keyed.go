@@ -8,9 +8,10 @@ import (
 
 // The keyed forms of the split-block layout: the whole path from a key to
 // its block in one function, the key of 9 to 16 bytes hashed in line, as in
-// keyed.go (the measured reason is there). ContainsKey and AddKeyPlain are
-// leaf functions for such keys: the hash, the block, the eight lane bits
-// and the four words, without a call. AddKey, which waits for its locked
+// keyed.go (the measured reason is there). AddKeyPlain, and ContainsKey
+// without AVX2, are leaf functions for such keys: the hash, the block, the
+// eight lane bits and the four words, without a call; with AVX2,
+// ContainsKey calls the vector test (split_amd64.s) after the hash. AddKey, which waits for its locked
 // instructions anyway, calls splitAdd.
 
 // ContainsKey reports whether key may have been added: Contains of its
@@ -31,6 +32,9 @@ func (s Split) ContainsKey(hash *hashing.Hasher, key []byte) bool {
 		return true // a closed filter rules nothing out
 	}
 	x, blk := uint32(hashing.Mix(h)>>32), splitBlock(s.Words, s.Blocks, h)
+	if useAVX2 {
+		return splitContainsAVX2(blk, x)
+	}
 	missing := wordMask(x, salt0, salt1) &^ atomic.LoadUint64(&blk[0])
 	missing |= wordMask(x, salt2, salt3) &^ atomic.LoadUint64(&blk[1])
 	missing |= wordMask(x, salt4, salt5) &^ atomic.LoadUint64(&blk[2])

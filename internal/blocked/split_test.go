@@ -197,3 +197,41 @@ func TestSplitParamsErrors(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, SplitBlockBits, m)
 }
+
+// TestSplitAVX2MatchesScalar pins the AVX2 lookup to the scalar one: on
+// random blocks (dense and sparse) and random lane keys, with the key's own
+// bits set in a third of the cases, both answer the same; and the lookup
+// through ContainsKey, Contains and ContainsBatch answers as the scalar
+// rule whichever path the CPU takes. Skipped where the CPU has no AVX2.
+func TestSplitAVX2MatchesScalar(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2 on this CPU: the scalar lookup is the only one")
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	blk := new([SplitBlockWords]uint64)
+	for i := range 300_000 {
+		for j := range blk {
+			switch i % 4 {
+			case 0:
+				blk[j] = r.Uint64() & r.Uint64()
+			case 1:
+				blk[j] = r.Uint64() | r.Uint64() | r.Uint64()
+			default:
+				blk[j] = r.Uint64()
+			}
+		}
+		x := r.Uint32()
+		if i%3 == 0 {
+			for j, m := range refSplitMasks(x) {
+				blk[j] |= m
+			}
+		}
+		want := splitContains(blk, x)
+		if got := splitContainsAVX2(blk, x); got != want {
+			t.Fatalf("x = %#x, block %x: AVX2 %v, scalar %v", x, *blk, got, want)
+		}
+		if i%3 == 0 && !want {
+			t.Fatalf("x = %#x: its own bits test absent", x)
+		}
+	}
+}
