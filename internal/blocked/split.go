@@ -76,6 +76,14 @@ func SplitMasksOf(d hashing.Digest) SplitMasks {
 	return SplitMasks{m0, m1, m2, m3}
 }
 
+// SplitLaneMasks returns the eight bits lane key x sets in its block (the
+// lane key of a digest is the high 32 bits of H2; Parquet's is the low 32
+// bits of its hash).
+func SplitLaneMasks(x uint32) SplitMasks {
+	m0, m1, m2, m3 := splitMasks(x)
+	return SplitMasks{m0, m1, m2, m3}
+}
+
 // Split is a filter of the split-block layout: the same fields as Filter
 // (Words whole 256-bit blocks, Blocks = len(Words)/SplitBlockWords while
 // open; K is SplitK and not read), so a Filter converts to a Split and back
