@@ -34,13 +34,7 @@ func (f *Filter) Builder() *Builder {
 
 // Add adds key and reports whether it was new (see Filter.Add).
 func (b *Builder) Add(key []byte) bool {
-	var isNew bool
-	if b.f.geom.split {
-		isNew = blocked.Split(b.f.t).AddKeyPlain(&b.f.hash, key)
-	} else {
-		isNew = b.f.t.AddKeyPlain(&b.f.hash, key)
-	}
-	if !isNew {
+	if !b.f.addKeyPlain(b.f.t, &b.f.hash, key) {
 		return false
 	}
 	b.f.pending++

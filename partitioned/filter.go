@@ -32,13 +32,18 @@ var _ io.WriterTo = (*Filter)(nil)
 // Add. One goroutine that builds a filter alone adds faster through a
 // Builder.
 type Filter struct {
-	t        blocked.Filter // the words (whole blocks; the first starts a cache line) and their shape, from geom; a blocked.Split when geom.split
-	hash     hashing.Hasher // geom's scheme and seed, ready to hash with
-	geom     geometry       // what defines the filter: the one record of it
-	added    atomic.Uint64
-	pending  uint64 // new keys a Builder found, not yet in added (see Builder)
-	readOnly bool
-	store    filebacked.Store // the mapped file; zero for an in-memory filter
+	t blocked.Filter // the words (whole blocks; the first starts a cache line) and their shape, from geom; a blocked.Split when geom.split
+	// The keyed lookup and plain add of geom's layout (blocked.Filter's
+	// methods, or blocked.SplitContainsKey and SplitAddKeyPlain): one
+	// indirect call, so Contains and Builder.Add stay small enough to be
+	// inlined, as they were before there were two layouts.
+	containsKey, addKeyPlain func(blocked.Filter, *hashing.Hasher, []byte) bool
+	hash                     hashing.Hasher // geom's scheme and seed, ready to hash with
+	geom                     geometry       // what defines the filter: the one record of it
+	added                    atomic.Uint64
+	pending                  uint64 // new keys a Builder found, not yet in added (see Builder)
+	readOnly                 bool
+	store                    filebacked.Store // the mapped file; zero for an in-memory filter
 }
 
 // New returns an in-memory filter for n items at false-positive rate p, with
@@ -70,7 +75,12 @@ func NewWithSize(m uint64, k uint32, opts ...Option) (*Filter, error) {
 // file is yet to be attached).
 func newFilter(words []uint64, g geometry) *Filter {
 	checkWords(words, g)
-	return &Filter{t: blocked.Filter{Words: words, Blocks: g.blocks(), K: g.k}, hash: hashing.NewHasher(g.scheme, g.seed), geom: g}
+	f := &Filter{t: blocked.Filter{Words: words, Blocks: g.blocks(), K: g.k}, hash: hashing.NewHasher(g.scheme, g.seed), geom: g,
+		containsKey: blocked.Filter.ContainsKey, addKeyPlain: blocked.Filter.AddKeyPlain}
+	if g.split {
+		f.containsKey, f.addKeyPlain = blocked.SplitContainsKey, blocked.SplitAddKeyPlain
+	}
+	return f
 }
 
 func newInMemory(g geometry) (*Filter, error) {
@@ -179,12 +189,7 @@ func (f *Filter) addMany(keys [][]byte, plain bool) int {
 // not. A true answer is wrong with probability about EstimatedFPR. It reads
 // one 64-byte cache line of the filter (32 bytes in the split-block
 // layout).
-func (f *Filter) Contains(key []byte) bool {
-	if f.geom.split {
-		return blocked.Split(f.t).ContainsKey(&f.hash, key)
-	}
-	return f.t.ContainsKey(&f.hash, key)
-}
+func (f *Filter) Contains(key []byte) bool { return f.containsKey(f.t, &f.hash, key) }
 
 // ContainsString is Contains for a string key, without copying it.
 func (f *Filter) ContainsString(key string) bool { return f.Contains(bytesOf(key)) }

@@ -17,6 +17,16 @@ import (
 // ContainsKey reports whether key may have been added: Contains of its
 // digest under hash.
 func (s Split) ContainsKey(hash *hashing.Hasher, key []byte) bool {
+	return SplitContainsKey(Filter(s), hash, key)
+}
+
+// SplitContainsKey is Split(t).ContainsKey, as a function of the type of
+// the method expression Filter.ContainsKey, so that a caller can hold
+// either layout's lookup in one func value and call it without a branch or
+// a second call (partitioned.Filter does: its Contains stays small enough
+// to be inlined).
+func SplitContainsKey(t Filter, hash *hashing.Hasher, key []byte) bool {
+	s := Split(t)
 	var h uint64
 	switch {
 	case hash.Scheme() != hashing.Scheme2:
@@ -65,6 +75,13 @@ func (s Split) AddKey(hash *hashing.Hasher, key []byte) bool {
 // AddKeyPlain is AddKey with plain stores (AddPlain): for one goroutine
 // that builds a filter nobody else uses meanwhile.
 func (s Split) AddKeyPlain(hash *hashing.Hasher, key []byte) bool {
+	return SplitAddKeyPlain(Filter(s), hash, key)
+}
+
+// SplitAddKeyPlain is Split(t).AddKeyPlain, of the type of the method
+// expression Filter.AddKeyPlain (see SplitContainsKey).
+func SplitAddKeyPlain(t Filter, hash *hashing.Hasher, key []byte) bool {
+	s := Split(t)
 	var h uint64
 	switch {
 	case hash.Scheme() != hashing.Scheme2:
