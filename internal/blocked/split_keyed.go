@@ -24,13 +24,14 @@ func (s Split) ContainsKey(hash *hashing.Hasher, key []byte) bool {
 // the method expression Filter.ContainsKey, so that a caller can hold
 // either layout's lookup in one func value and call it without a branch or
 // a second call (partitioned.Filter does: its Contains stays small enough
-// to be inlined).
+// to be inlined). It reads t's fields where they arrive: converting t to
+// a Split in a local first copied it to the stack and made the lookup
+// twice as slow (a store-forwarding stall, most likely).
 func SplitContainsKey(t Filter, hash *hashing.Hasher, key []byte) bool {
-	s := Split(t)
 	var h uint64
 	switch {
 	case hash.Scheme() != hashing.Scheme2:
-		return s.Contains(hash.Sum(key))
+		return Split(t).Contains(hash.Sum(key))
 	case hashing.Short(len(key)):
 		h = hash.Sum9to16(key)
 	case hashing.Medium(len(key)):
@@ -38,10 +39,10 @@ func SplitContainsKey(t Filter, hash *hashing.Hasher, key []byte) bool {
 	default:
 		h = hash.Sum64(key)
 	}
-	if len(s.Words) == 0 {
+	if len(t.Words) == 0 {
 		return true // a closed filter rules nothing out
 	}
-	x, blk := uint32(hashing.Mix(h)>>32), splitBlock(s.Words, s.Blocks, h)
+	x, blk := uint32(hashing.Mix(h)>>32), splitBlock(t.Words, t.Blocks, h)
 	if useAVX2 {
 		return splitContainsAVX2(blk, x)
 	}
@@ -81,11 +82,10 @@ func (s Split) AddKeyPlain(hash *hashing.Hasher, key []byte) bool {
 // SplitAddKeyPlain is Split(t).AddKeyPlain, of the type of the method
 // expression Filter.AddKeyPlain (see SplitContainsKey).
 func SplitAddKeyPlain(t Filter, hash *hashing.Hasher, key []byte) bool {
-	s := Split(t)
 	var h uint64
 	switch {
 	case hash.Scheme() != hashing.Scheme2:
-		return s.AddPlain(hash.Sum(key))
+		return Split(t).AddPlain(hash.Sum(key))
 	case hashing.Short(len(key)):
 		h = hash.Sum9to16(key)
 	case hashing.Medium(len(key)):
@@ -93,10 +93,10 @@ func SplitAddKeyPlain(t Filter, hash *hashing.Hasher, key []byte) bool {
 	default:
 		h = hash.Sum64(key)
 	}
-	if len(s.Words) == 0 {
+	if len(t.Words) == 0 {
 		return false
 	}
-	x, blk := uint32(hashing.Mix(h)>>32), splitBlock(s.Words, s.Blocks, h)
+	x, blk := uint32(hashing.Mix(h)>>32), splitBlock(t.Words, t.Blocks, h)
 	m0, m1, m2, m3 := wordMask(x, salt0, salt1), wordMask(x, salt2, salt3), wordMask(x, salt4, salt5), wordMask(x, salt6, salt7)
 	w0, w1, w2, w3 := blk[0], blk[1], blk[2], blk[3]
 	blk[0], blk[1], blk[2], blk[3] = w0|m0, w1|m1, w2|m2, w3|m3
