@@ -43,8 +43,8 @@
 // the second digest half, and a lookup compares four words once (one
 // vector test with AVX2). It costs 10.53 bits per key at 1% and 16.89 at
 // 0.1% (SplitParams), 20-67% more than the 512-bit block from 1e-4 to
-// 1e-6; at 1% its lookups measured 1.15-1.39 times as fast with 16-byte
-// keys. The layout is recorded in the file (block size 256), and
+// 1e-6; at 1% its lookups measured 1.12-1.37 times as fast with 16-byte
+// keys, 2.2 times at 0.1% in cache. The layout is recorded in the file (block size 256), and
 // ParquetInsert and ParquetCheck read and write a Parquet filter's bitset.
 // docs/partitioned.md has the tables and the commands.
 //
