@@ -226,3 +226,31 @@ func TestSplitFileKeepsLayout(t *testing.T) {
 		require.NoError(t, g.Close())
 	}
 }
+
+// TestSplitHeaderChecked: a header of the split-block layout is valid only
+// with k = 8 and m a whole number of 256-bit blocks, for the partitioned
+// variant (mmapstore.Header.Validate); a split block in a 512-bit header's
+// place is still refused for the other variants.
+func TestSplitHeaderChecked(t *testing.T) {
+	f, err := New(1000, 0.01, WithSplitBlock())
+	require.NoError(t, err)
+	good := f.header()
+	require.NoError(t, good.Validate())
+	for name, change := range map[string]func(h *mmapstore.Header){
+		"k 7":       func(h *mmapstore.Header) { h.K = 7 },
+		"k 9":       func(h *mmapstore.Header) { h.K = 9 },
+		"m % 256":   func(h *mmapstore.Header) { h.M += 64; h.PayloadLen = mmapstore.CellBytes(h.M, 1) },
+		"block 128": func(h *mmapstore.Header) { h.BlockBits = 128 },
+		"standard":  func(h *mmapstore.Header) { h.Variant = mmapstore.Standard },
+		"counting":  func(h *mmapstore.Header) { h.Variant = mmapstore.Counting; h.CellBits = 4 },
+		"512 with m%512": func(h *mmapstore.Header) {
+			h.BlockBits = 512
+			h.M = 256 * 43
+			h.PayloadLen = mmapstore.CellBytes(h.M, 1)
+		},
+	} {
+		h := good
+		change(&h)
+		require.ErrorIs(t, h.Validate(), mmapstore.ErrCorrupt, name)
+	}
+}
