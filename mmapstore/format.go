@@ -40,7 +40,7 @@ const (
 	offSeed       = 24  // uint64 hash seed
 	offM          = 32  // uint64 cells: bits, or counters (all stages for scalable)
 	offK          = 40  // uint32 probes per key (0 for scalable: see stages)
-	offBlockBits  = 44  // uint32 block size in bits (0: unblocked, 512: cache line)
+	offBlockBits  = 44  // uint32 block size in bits (0: unblocked, 512: cache line, 256: split block, partitioned only)
 	offCellBits   = 48  // uint32 bits per cell (1: bit array, 4: counters)
 	offFlags      = 52  // uint32 Flag bits
 	offCapacity   = 56  // uint64 expected items n
@@ -323,12 +323,15 @@ func (h *Header) checkGeom(what string, m uint64, k, blockBits uint32) error {
 	}
 	switch blockBits {
 	case 0:
-	case 512:
-		if m%512 != 0 {
-			return h.invalid("%s: m = %d is not a whole number of 512-bit blocks", what, m)
+	case 512, 256: // 256: the split-block layout, eight 32-bit lanes, k = 8
+		if m%uint64(blockBits) != 0 {
+			return h.invalid("%s: m = %d is not a whole number of %d-bit blocks", what, m, blockBits)
+		}
+		if blockBits == 256 && k != 8 {
+			return h.invalid("%s: k = %d with 256-bit split blocks, want 8", what, k)
 		}
 	default:
-		return h.invalid("%s: block size %d bits, want 0 or 512", what, blockBits)
+		return h.invalid("%s: block size %d bits, want 0, 256 or 512", what, blockBits)
 	}
 	return nil
 }
@@ -342,6 +345,9 @@ func (h *Header) arrayLen() (uint64, error) {
 	}
 	if h.Variant == Partitioned {
 		wantBlock = 512
+		if h.BlockBits == 256 {
+			wantBlock = 256
+		}
 	}
 	if h.CellBits != wantCell || h.BlockBits != wantBlock {
 		return 0, h.invalid("cell/block bits %d/%d, want %d/%d", h.CellBits, h.BlockBits, wantCell, wantBlock)

@@ -46,7 +46,11 @@ var afterClose = map[string]func(t *testing.T, f *Filter){
 		require.Equal(t, uint64(1000), f.Capacity())
 		require.Equal(t, 0.01, f.TargetFPR())
 		require.NotZero(t, f.Bits())
-		require.Equal(t, f.Bits()/BlockBits, f.Blocks())
+		bb := uint64(BlockBits)
+		if f.SplitBlock() {
+			bb = SplitBlockBits
+		}
+		require.Equal(t, f.Bits()/bb, f.Blocks())
 		require.NotZero(t, f.K())
 	},
 }

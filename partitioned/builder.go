@@ -1,6 +1,9 @@
 package partitioned
 
-import "github.com/bloomkit/bloomkit"
+import (
+	"github.com/bloomkit/bloomkit"
+	"github.com/bloomkit/bloomkit/internal/blocked"
+)
 
 // Builder adds keys to a filter with plain stores, for the one goroutine
 // that builds a filter: a bulk load, a rebuild from a key list, a stream of
@@ -31,7 +34,7 @@ func (f *Filter) Builder() *Builder {
 
 // Add adds key and reports whether it was new (see Filter.Add).
 func (b *Builder) Add(key []byte) bool {
-	if !b.f.t.AddKeyPlain(&b.f.hash, key) {
+	if !b.f.addKeyPlain(b.f.t, &b.f.hash, key) {
 		return false
 	}
 	b.f.pending++
@@ -43,7 +46,13 @@ func (b *Builder) AddString(key string) bool { return b.Add(bytesOf(key)) }
 
 // AddDigest is Add for a digest from Filter.Hash (see Filter.AddDigest).
 func (b *Builder) AddDigest(d bloomkit.Digest) bool {
-	if !b.f.t.AddPlain(d) {
+	var isNew bool
+	if b.f.geom.split {
+		isNew = blocked.Split(b.f.t).AddPlain(d)
+	} else {
+		isNew = b.f.t.AddPlain(d)
+	}
+	if !isNew {
 		return false
 	}
 	b.f.pending++

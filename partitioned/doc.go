@@ -35,6 +35,19 @@
 // docs/partitioned.md has the whole table with measured rates and the
 // command that produced it.
 //
+// # The split-block layout
+//
+// WithSplitBlock makes a filter of 256-bit blocks of eight 32-bit lanes in
+// which a key sets one bit per lane (k = 8), the layout of Parquet's Bloom
+// filters: the eight bits come from one multiply each of the high half of
+// the second digest half, and a lookup compares four words once (one
+// vector test with AVX2). It costs 10.53 bits per key at 1% and 16.89 at
+// 0.1% (SplitParams), 20-67% more than the 512-bit block from 1e-4 to
+// 1e-6; at 1% its lookups measured 1.12-1.37 times as fast with 16-byte
+// keys, 2.2 times at 0.1% in cache. The layout is recorded in the file (block size 256), and
+// ParquetInsert and ParquetCheck read and write a Parquet filter's bitset.
+// docs/partitioned.md has the tables and the commands.
+//
 // # Batches
 //
 // AddMany and ContainsMany hash a group of keys first, then load one word

@@ -126,3 +126,36 @@ func ExampleFilter_ContainsMany() {
 	fmt.Println(found)
 	// Output: [true false true]
 }
+
+// The split-block layout: faster lookups and adds at rates around 1% for a
+// little more memory; the layout travels in the file.
+func ExampleWithSplitBlock() {
+	f, err := partitioned.New(1_000_000, 0.01, partitioned.WithSplitBlock())
+	if err != nil {
+		log.Fatal(err)
+	}
+	f.AddString("https://example.com/")
+	fmt.Println(f.ContainsString("https://example.com/"), f.SplitBlock())
+	fmt.Printf("%d-bit blocks, k=%d, %.2f bits per key\n", f.Bits()/f.Blocks(), f.K(), float64(f.Bits())/float64(f.Capacity()))
+	// Output:
+	// true true
+	// 256-bit blocks, k=8, 10.53 bits per key
+}
+
+// Check a value against the bitset of a Parquet column chunk's Bloom filter.
+func ExampleParquetCheck() {
+	bitset := make([]byte, 1024) // the bytes after the filter's header in the Parquet file
+	if err := partitioned.ParquetInsert(bitset, partitioned.ParquetHash([]byte("alice"))); err != nil {
+		log.Fatal(err)
+	}
+	for _, v := range []string{"alice", "bob"} {
+		ok, err := partitioned.ParquetCheck(bitset, partitioned.ParquetHash([]byte(v)))
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(v, ok)
+	}
+	// Output:
+	// alice true
+	// bob false
+}

@@ -66,6 +66,7 @@ func open(path string, readOnly bool) (*Filter, error) {
 }
 
 func (f *Filter) attach(mf *mmapstore.File) {
+	checkWords(mf.Words(), f.geom)
 	f.t.Words = mf.Words()
 	f.store = filebacked.NewStore(mf, f.added.Load)
 }

@@ -19,7 +19,9 @@ import (
 var _ io.WriterTo = (*Filter)(nil)
 
 // Filter is a cache-line blocked Bloom filter: m bits in 512-bit blocks, and
-// all k bits of a key in one block, so a lookup reads one cache line. It
+// all k bits of a key in one block, so a lookup reads one cache line; or,
+// made WithSplitBlock, m bits in 256-bit blocks of eight 32-bit lanes and
+// one bit of a key in each lane of one block. It
 // lives in memory (New, NewWithSize, ReadFrom) or in a mapped file (Create,
 // Open, OpenReadOnly). The zero value is not usable; make filters with those
 // functions.
@@ -30,13 +32,18 @@ var _ io.WriterTo = (*Filter)(nil)
 // Add. One goroutine that builds a filter alone adds faster through a
 // Builder.
 type Filter struct {
-	t        blocked.Filter // the words (whole blocks; the first starts a cache line) and their shape, from geom
-	hash     hashing.Hasher // geom's scheme and seed, ready to hash with
-	geom     geometry       // what defines the filter: the one record of it
-	added    atomic.Uint64
-	pending  uint64 // new keys a Builder found, not yet in added (see Builder)
-	readOnly bool
-	store    filebacked.Store // the mapped file; zero for an in-memory filter
+	t blocked.Filter // the words (whole blocks; the first starts a cache line) and their shape, from geom; a blocked.Split when geom.split
+	// The keyed lookup and plain add of geom's layout (blocked.Filter's
+	// methods, or blocked.SplitContainsKey and SplitAddKeyPlain): one
+	// indirect call, so Contains and Builder.Add stay small enough to be
+	// inlined, as they were before there were two layouts.
+	containsKey, addKeyPlain func(blocked.Filter, *hashing.Hasher, []byte) bool
+	hash                     hashing.Hasher // geom's scheme and seed, ready to hash with
+	geom                     geometry       // what defines the filter: the one record of it
+	added                    atomic.Uint64
+	pending                  uint64 // new keys a Builder found, not yet in added (see Builder)
+	readOnly                 bool
+	store                    filebacked.Store // the mapped file; zero for an in-memory filter
 }
 
 // New returns an in-memory filter for n items at false-positive rate p, with
@@ -53,7 +60,9 @@ func New(n uint64, p float64, opts ...Option) (*Filter, error) {
 
 // NewWithSize returns an in-memory filter of m bits, rounded up to whole
 // 512-bit blocks, and k probes, for experts who size filters themselves.
-// ErrInvalid for m = 0 or k outside 1..64.
+// ErrInvalid for m = 0 or k outside 1..64. With WithSplitBlock, m is
+// rounded up to whole 256-bit blocks and k must be SplitK (ErrInvalid
+// otherwise).
 func NewWithSize(m uint64, k uint32, opts ...Option) (*Filter, error) {
 	g, err := explicitGeometry(m, k, configure(opts))
 	if err != nil {
@@ -65,7 +74,13 @@ func NewWithSize(m uint64, k uint32, opts ...Option) (*Filter, error) {
 // newFilter returns the filter of geometry g over words (nil for one whose
 // file is yet to be attached).
 func newFilter(words []uint64, g geometry) *Filter {
-	return &Filter{t: blocked.Filter{Words: words, Blocks: g.blocks(), K: g.k}, hash: hashing.NewHasher(g.scheme, g.seed), geom: g}
+	checkWords(words, g)
+	f := &Filter{t: blocked.Filter{Words: words, Blocks: g.blocks(), K: g.k}, hash: hashing.NewHasher(g.scheme, g.seed), geom: g,
+		containsKey: blocked.Filter.ContainsKey, addKeyPlain: blocked.Filter.AddKeyPlain}
+	if g.split {
+		f.containsKey, f.addKeyPlain = blocked.SplitContainsKey, blocked.SplitAddKeyPlain
+	}
+	return f
 }
 
 func newInMemory(g geometry) (*Filter, error) {
@@ -87,7 +102,13 @@ func newInMemory(g geometry) (*Filter, error) {
 // mapping, which would fault the process).
 func (f *Filter) Add(key []byte) bool {
 	f.writable()
-	if !f.t.AddKey(&f.hash, key) {
+	var isNew bool
+	if f.geom.split {
+		isNew = blocked.Split(f.t).AddKey(&f.hash, key)
+	} else {
+		isNew = f.t.AddKey(&f.hash, key)
+	}
+	if !isNew {
 		return false
 	}
 	f.added.Add(1)
@@ -103,7 +124,13 @@ func (f *Filter) AddString(key string) bool { return f.Add(bytesOf(key)) }
 // answers for it mean nothing.
 func (f *Filter) AddDigest(d bloomkit.Digest) bool {
 	f.writable()
-	if !f.t.Add(d) {
+	var isNew bool
+	if f.geom.split {
+		isNew = blocked.Split(f.t).Add(d)
+	} else {
+		isNew = f.t.Add(d)
+	}
+	if !isNew {
 		return false
 	}
 	f.added.Add(1)
@@ -143,9 +170,14 @@ func (f *Filter) addMany(keys [][]byte, plain bool) int {
 		for i, k := range keys[:n] {
 			ds[i] = f.Hash(k)
 		}
-		if plain {
+		switch {
+		case f.geom.split && plain:
+			added += blocked.Split(f.t).AddPlainBatch(ds[:n])
+		case f.geom.split:
+			added += blocked.Split(f.t).AddBatch(ds[:n])
+		case plain:
 			added += f.t.AddPlainBatch(ds[:n])
-		} else {
+		default:
 			added += f.t.AddBatch(ds[:n])
 		}
 		keys = keys[n:]
@@ -155,14 +187,18 @@ func (f *Filter) addMany(keys [][]byte, plain bool) int {
 
 // Contains reports whether key may have been added; false means definitely
 // not. A true answer is wrong with probability about EstimatedFPR. It reads
-// one 64-byte cache line of the filter.
-func (f *Filter) Contains(key []byte) bool { return f.t.ContainsKey(&f.hash, key) }
+// one 64-byte cache line of the filter (32 bytes in the split-block
+// layout).
+func (f *Filter) Contains(key []byte) bool { return f.containsKey(f.t, &f.hash, key) }
 
 // ContainsString is Contains for a string key, without copying it.
-func (f *Filter) ContainsString(key string) bool { return f.t.ContainsKey(&f.hash, bytesOf(key)) }
+func (f *Filter) ContainsString(key string) bool { return f.Contains(bytesOf(key)) }
 
 // ContainsDigest is Contains for a digest from Hash (see AddDigest).
 func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
+	if f.geom.split {
+		return blocked.Split(f.t).Contains(d)
+	}
 	return f.t.Contains(d)
 }
 
@@ -182,7 +218,11 @@ func (f *Filter) ContainsMany(keys [][]byte, found []bool) []bool {
 		for i, k := range keys[:n] {
 			ds[i] = f.Hash(k)
 		}
-		f.t.ContainsBatch(ds[:n], out)
+		if f.geom.split {
+			blocked.Split(f.t).ContainsBatch(ds[:n], out)
+		} else {
+			f.t.ContainsBatch(ds[:n], out)
+		}
 		keys, out = keys[n:], out[n:]
 	}
 	return found
@@ -198,14 +238,20 @@ func (f *Filter) TargetFPR() float64 { return f.geom.p }
 // K returns the number of probes per key.
 func (f *Filter) K() uint32 { return f.geom.k }
 
-// Bits returns m, the size of the bit array in bits (a multiple of 512).
+// Bits returns m, the size of the bit array in bits (a multiple of 512, or
+// of 256 in the split-block layout).
 func (f *Filter) Bits() uint64 { return f.geom.m }
 
 // Bytes returns the memory the bit array takes: m/8.
 func (f *Filter) Bytes() uint64 { return uint64(len(f.t.Words)) * 8 }
 
-// Blocks returns the number of 512-bit blocks.
+// Blocks returns the number of blocks: of 512 bits, or of 256 in the
+// split-block layout.
 func (f *Filter) Blocks() uint64 { return f.geom.blocks() }
+
+// SplitBlock reports whether the filter has the split-block layout
+// (WithSplitBlock, or a file made with it).
+func (f *Filter) SplitBlock() bool { return f.geom.split }
 
 // Seed returns the hash seed.
 func (f *Filter) Seed() uint64 { return f.geom.seed }
@@ -232,9 +278,16 @@ func (f *Filter) FillRatio() float64 {
 }
 
 // EstimatedFPR returns the false-positive rate of the filter as it stands:
-// the mean over blocks of (bits set in the block / 512)^k, which is exactly
-// the chance that a key never added tests present. O(m/64).
-func (f *Filter) EstimatedFPR() float64 { return blocked.StateFPR(f.t.Words, f.geom.k) }
+// the mean over blocks of (bits set in the block / 512)^k (in the
+// split-block layout, of the product over the eight lanes of bits set in
+// the lane / 32), which is exactly the chance that a key never added tests
+// present. O(m/64).
+func (f *Filter) EstimatedFPR() float64 {
+	if f.geom.split {
+		return blocked.SplitStateFPR(f.t.Words)
+	}
+	return blocked.StateFPR(f.t.Words, f.geom.k)
+}
 
 // ReadOnly reports whether the filter was opened with OpenReadOnly.
 func (f *Filter) ReadOnly() bool { return f.readOnly }
@@ -246,15 +299,18 @@ func (f *Filter) compatible(op string, o *Filter) error {
 	if f.readOnly {
 		return fmt.Errorf("partitioned: %s: %w", op, ErrReadOnly)
 	}
-	if f.geom.m != o.geom.m || f.geom.k != o.geom.k || f.geom.seed != o.geom.seed || f.geom.scheme != o.geom.scheme {
-		return fmt.Errorf("%w: %s of m=%d k=%d seed=%d hash %s with m=%d k=%d seed=%d hash %s", ErrMismatch, op,
-			f.geom.m, f.geom.k, f.geom.seed, f.geom.scheme, o.geom.m, o.geom.k, o.geom.seed, o.geom.scheme)
+	if f.geom.m != o.geom.m || f.geom.k != o.geom.k || f.geom.seed != o.geom.seed || f.geom.scheme != o.geom.scheme ||
+		f.geom.split != o.geom.split {
+		return fmt.Errorf("%w: %s of m=%d k=%d seed=%d hash %s %d-bit blocks with m=%d k=%d seed=%d hash %s %d-bit blocks",
+			ErrMismatch, op, f.geom.m, f.geom.k, f.geom.seed, f.geom.scheme, f.geom.blockBits(),
+			o.geom.m, o.geom.k, o.geom.seed, o.geom.scheme, o.geom.blockBits())
 	}
 	return nil
 }
 
 // Union adds every key of other to f: afterwards f contains every key either
-// contained. other must have the same m, k, seed and hash scheme (ErrMismatch otherwise).
+// contained. other must have the same m, k, seed, hash scheme and layout
+// (ErrMismatch otherwise).
 func (f *Filter) Union(other *Filter) error {
 	if err := f.compatible("union", other); err != nil {
 		return err
@@ -267,8 +323,8 @@ func (f *Filter) Union(other *Filter) error {
 // Intersect keeps in f only the bits set in both filters. Every key added to
 // both still tests present; the false-positive rate can be higher than that
 // of a filter built from the common keys alone, because bits set by
-// different keys of each filter can coincide. Same m, k, seed and
-// hash scheme required.
+// different keys of each filter can coincide. Same m, k, seed, hash scheme
+// and layout required.
 func (f *Filter) Intersect(other *Filter) error {
 	if err := f.compatible("intersect", other); err != nil {
 		return err
@@ -285,7 +341,7 @@ func (f *Filter) header() mmapstore.Header {
 		Seed:       f.geom.seed,
 		M:          f.geom.m,
 		K:          f.geom.k,
-		BlockBits:  BlockBits,
+		BlockBits:  uint32(f.geom.blockBits()),
 		CellBits:   1,
 		Capacity:   f.geom.capacity,
 		TargetP:    f.geom.p,
@@ -330,6 +386,17 @@ func ReadFrom(r io.Reader) (*Filter, error) {
 	return f, nil
 }
 
+// checkWords panics unless words holds exactly g's blocks (or nothing):
+// the split-block paths address blocks without a bounds check and rely on
+// it. mmapstore's validation of a header makes it so for every file and
+// stream; a failure is a bug of this package.
+func checkWords(words []uint64, g geometry) {
+	if g.split && !blocked.CheckSplit(words, g.blocks()) {
+		panic(fmt.Sprintf("partitioned: %d words for %d split blocks", len(words), g.blocks()))
+	}
+}
+
 func geometryOf(h mmapstore.Header) geometry {
-	return geometry{m: h.M, k: h.K, seed: h.Seed, scheme: hashing.Scheme(h.Hash), capacity: h.Capacity, p: h.TargetP}
+	return geometry{m: h.M, k: h.K, seed: h.Seed, scheme: hashing.Scheme(h.Hash), capacity: h.Capacity, p: h.TargetP,
+		split: h.BlockBits == SplitBlockBits}
 }

@@ -80,3 +80,29 @@ func countParallel(f *Filter, set, trials uint64) uint64 {
 	}
 	return total
 }
+
+// TestSplitSizingTable prints docs/partitioned.md's table of the split-block
+// layout: bits per key of WithSplitBlock (k = 8) beside the 512-bit block's,
+// from SplitParams and Params at n = 1e6. The measured rates are
+// TestSplitFalsePositiveRate's. Run:
+// go test ./partitioned -run TestSplitSizingTable -table -v
+func TestSplitSizingTable(t *testing.T) {
+	if !*table {
+		t.Skip("prints docs/partitioned.md's split-block table; run with -table")
+	}
+	const n = 1_000_000
+	fmt.Println("| p | 512-bit bits/key | k | split-block bits/key | k | extra memory |")
+	fmt.Println("|---|---|---|---|---|---|")
+	for _, p := range []float64{1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6} {
+		m, k, err := Params(n, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := SplitParams(n, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("| %.0e | %.2f | %d | %.2f | %d | %+.1f%% |\n", p, float64(m)/n, k, float64(ms)/n, SplitK,
+			100*(float64(ms)/float64(m)-1))
+	}
+}

@@ -1,0 +1,83 @@
+package blocked
+
+import (
+	"sync/atomic"
+
+	"github.com/bloomkit/bloomkit/internal/hashing"
+)
+
+// Warm loads one word of the block of each digest of ds, so their cache
+// misses overlap (see Filter.Warm).
+func (s Split) Warm(ds []hashing.Digest) {
+	if len(s.Words) == 0 {
+		return
+	}
+	var sink uint64
+	for _, d := range ds {
+		sink += atomic.LoadUint64(&splitBlock(s.Words, s.Blocks, d.H1)[0])
+	}
+	if sink == 0x5bd1e9955bd1e995 {
+		touch = sink
+	}
+}
+
+// groups calls fn(lo, hi) for each group ds[lo:hi] of Group digests, having
+// warmed the blocks of the group after it first (see Filter.groups).
+func (s Split) groups(ds []hashing.Digest, fn func(lo, hi int)) {
+	s.Warm(ds[:min(Group, len(ds))])
+	for lo := 0; lo < len(ds); lo += Group {
+		hi := min(len(ds), lo+Group)
+		if hi < len(ds) {
+			s.Warm(ds[hi:min(hi+Group, len(ds))])
+		}
+		fn(lo, hi)
+	}
+}
+
+// ContainsBatch sets found[i] to whether ds[i] may have been added, for
+// every i < len(ds), a group's cache misses in flight together (see
+// Filter.ContainsBatch).
+func (s Split) ContainsBatch(ds []hashing.Digest, found []bool) {
+	found = found[:len(ds)]
+	if len(s.Words) == 0 {
+		for i := range found {
+			found[i] = true
+		}
+		return
+	}
+	s.groups(ds, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			found[i] = splitTest(splitBlock(s.Words, s.Blocks, ds[i].H1), laneKey(ds[i]))
+		}
+	})
+}
+
+// AddBatch adds every digest of ds and returns how many were new. Safe for
+// concurrent use, as Add.
+func (s Split) AddBatch(ds []hashing.Digest) int { return s.addBatch(ds, false) }
+
+// AddPlainBatch is AddBatch with AddPlain: one writer, and nothing else
+// using the filter meanwhile.
+func (s Split) AddPlainBatch(ds []hashing.Digest) int { return s.addBatch(ds, true) }
+
+func (s Split) addBatch(ds []hashing.Digest, plain bool) int {
+	if len(s.Words) == 0 {
+		return 0
+	}
+	added := 0
+	s.groups(ds, func(lo, hi int) {
+		for _, d := range ds[lo:hi] {
+			blk, x := splitBlock(s.Words, s.Blocks, d.H1), laneKey(d)
+			var isNew bool
+			if plain {
+				isNew = splitAddPlain(blk, x)
+			} else {
+				isNew = splitAdd(blk, x)
+			}
+			if isNew {
+				added++
+			}
+		}
+	})
+	return added
+}

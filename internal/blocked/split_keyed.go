@@ -1,0 +1,104 @@
+package blocked
+
+import (
+	"sync/atomic"
+
+	"github.com/bloomkit/bloomkit/internal/hashing"
+)
+
+// The keyed forms of the split-block layout: the whole path from a key to
+// its block in one function, the key of 9 to 16 bytes hashed in line, as in
+// keyed.go (the measured reason is there). AddKeyPlain, and ContainsKey
+// without AVX2, are leaf functions for such keys: the hash, the block, the
+// eight lane bits and the four words, without a call; with AVX2,
+// ContainsKey calls the vector test (split_amd64.s) after the hash. AddKey, which waits for its locked
+// instructions anyway, calls splitAdd.
+
+// ContainsKey reports whether key may have been added: Contains of its
+// digest under hash.
+func (s Split) ContainsKey(hash *hashing.Hasher, key []byte) bool {
+	return SplitContainsKey(Filter(s), hash, key)
+}
+
+// SplitContainsKey is Split(t).ContainsKey, as a function of the type of
+// the method expression Filter.ContainsKey, so that a caller can hold
+// either layout's lookup in one func value and call it without a branch or
+// a second call (partitioned.Filter does: its Contains stays small enough
+// to be inlined). It reads t's fields where they arrive: converting t to
+// a Split in a local first copied it to the stack and made the lookup
+// twice as slow (a store-forwarding stall, most likely).
+func SplitContainsKey(t Filter, hash *hashing.Hasher, key []byte) bool {
+	var h uint64
+	switch {
+	case hash.Scheme() != hashing.Scheme2:
+		return Split(t).Contains(hash.Sum(key))
+	case hashing.Short(len(key)):
+		h = hash.Sum9to16(key)
+	case hashing.Medium(len(key)):
+		h = hash.Sum17to128(key)
+	default:
+		h = hash.Sum64(key)
+	}
+	if len(t.Words) == 0 {
+		return true // a closed filter rules nothing out
+	}
+	x, blk := uint32(hashing.Mix(h)>>32), splitBlock(t.Words, t.Blocks, h)
+	if useAVX2 {
+		return splitContainsAVX2(blk, x)
+	}
+	missing := wordMask(x, salt0, salt1) &^ atomic.LoadUint64(&blk[0])
+	missing |= wordMask(x, salt2, salt3) &^ atomic.LoadUint64(&blk[1])
+	missing |= wordMask(x, salt4, salt5) &^ atomic.LoadUint64(&blk[2])
+	missing |= wordMask(x, salt6, salt7) &^ atomic.LoadUint64(&blk[3])
+	return missing == 0
+}
+
+// AddKey adds key and reports whether it was new: Add of its digest under
+// hash. Safe for concurrent use.
+func (s Split) AddKey(hash *hashing.Hasher, key []byte) bool {
+	var h uint64
+	switch {
+	case hash.Scheme() != hashing.Scheme2:
+		return s.Add(hash.Sum(key))
+	case hashing.Short(len(key)):
+		h = hash.Sum9to16(key)
+	case hashing.Medium(len(key)):
+		h = hash.Sum17to128(key)
+	default:
+		h = hash.Sum64(key)
+	}
+	if len(s.Words) == 0 {
+		return false
+	}
+	return splitAdd(splitBlock(s.Words, s.Blocks, h), uint32(hashing.Mix(h)>>32))
+}
+
+// AddKeyPlain is AddKey with plain stores (AddPlain): for one goroutine
+// that builds a filter nobody else uses meanwhile.
+func (s Split) AddKeyPlain(hash *hashing.Hasher, key []byte) bool {
+	return SplitAddKeyPlain(Filter(s), hash, key)
+}
+
+// SplitAddKeyPlain is Split(t).AddKeyPlain, of the type of the method
+// expression Filter.AddKeyPlain (see SplitContainsKey).
+func SplitAddKeyPlain(t Filter, hash *hashing.Hasher, key []byte) bool {
+	var h uint64
+	switch {
+	case hash.Scheme() != hashing.Scheme2:
+		return Split(t).AddPlain(hash.Sum(key))
+	case hashing.Short(len(key)):
+		h = hash.Sum9to16(key)
+	case hashing.Medium(len(key)):
+		h = hash.Sum17to128(key)
+	default:
+		h = hash.Sum64(key)
+	}
+	if len(t.Words) == 0 {
+		return false
+	}
+	x, blk := uint32(hashing.Mix(h)>>32), splitBlock(t.Words, t.Blocks, h)
+	m0, m1, m2, m3 := wordMask(x, salt0, salt1), wordMask(x, salt2, salt3), wordMask(x, salt4, salt5), wordMask(x, salt6, salt7)
+	w0, w1, w2, w3 := blk[0], blk[1], blk[2], blk[3]
+	blk[0], blk[1], blk[2], blk[3] = w0|m0, w1|m1, w2|m2, w3|m3
+	return m0&^w0|m1&^w1|m2&^w2|m3&^w3 != 0
+}
