@@ -12,6 +12,7 @@ import (
 	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/lines"
 	"github.com/bloomkit/bloomkit/mmapstore"
 	"github.com/bloomkit/bloomkit/partitioned"
+	"github.com/zeebo/xxh3"
 )
 
 func buildCommand(fs *flag.FlagSet, std stdio) func([]string) error {
@@ -50,14 +51,20 @@ func (b *builder) run(args []string) error {
 		return b.runFuse(src)
 	}
 	counted := !b.ff.n.set
+	// What each pass reads is hashed: an input that changed between the
+	// passes is refused even when its line count did not change.
+	read := xxh3.New()
+	var first uint64
 	if counted {
-		spools, err := b.count(src, args)
+		spools, err := b.count(src, args, read)
 		for _, s := range spools {
 			defer os.Remove(s)
 		}
 		if err != nil {
 			return err
 		}
+		first = read.Sum64()
+		read.Reset()
 	}
 	if err := b.ff.alloc.check(b.std, "build", b.out, v, b.ff.n.n, b.ff.p); err != nil {
 		return err
@@ -69,6 +76,9 @@ func (b *builder) run(args []string) error {
 	added, fresh, err := b.fill(f, v, src, counted)
 	if err == nil && counted && added != b.ff.n.n {
 		err = b.changed(added)
+	}
+	if err == nil && counted && read.Sum64() != first {
+		err = fmt.Errorf("the input changed while it was read: %d keys counted, then as many other bytes read; %s left as it was", b.ff.n.n, b.out)
 	}
 	if err != nil {
 		f.Close() // discards the temporary file
@@ -86,11 +96,12 @@ func (b *builder) run(args []string) error {
 	return nil
 }
 
-// count sets -n from the input: two passes, count then add. An input that
+// count sets -n from the input: two passes, count then add, each hashing
+// the raw bytes it reads into read. An input that
 // cannot be read twice (stdin, a FIFO, /dev/fd/N as from <(zcat ...)) is
 // copied to a spool file beside the output in the first; count returns the
 // spools made, for the caller to remove.
-func (b *builder) count(src *lineSource, args []string) (spools []string, err error) {
+func (b *builder) count(src *lineSource, args []string, read io.Writer) (spools []string, err error) {
 	files := args
 	if len(files) == 0 {
 		files = []string{"-"}
@@ -115,6 +126,8 @@ func (b *builder) count(src *lineSource, args []string) (spools []string, err er
 		src.files[i] = spool
 	}
 	src.label = "counting"
+	// From here on (the spools made), both passes hash what they read.
+	src.tap = func(r io.Reader) io.Reader { return io.TeeReader(r, read) }
 	if b.ff.n.n, err = src.count(); err != nil {
 		return spools, err
 	}
