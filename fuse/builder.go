@@ -219,6 +219,12 @@ func (b *Builder) publishMemory() error {
 	if err != nil {
 		return err
 	}
+	if err := b.c.stopped(); err != nil {
+		return err
+	}
 	buildShards(b.c, &pl, payload, xs, nil)
+	if err := b.c.stopped(); err != nil {
+		return err
+	}
 	return b.publish(&pl)
 }

@@ -104,6 +104,15 @@ type config struct {
 	// shardKeys is MaxShardKeys; tests lower it to make many shards of few
 	// keys.
 	shardKeys uint64
+	stop      func() error // WithStop
+}
+
+// stopped returns the error of the WithStop function, if it asks to stop.
+func (c config) stopped() error {
+	if c.stop == nil {
+		return nil
+	}
+	return c.stop()
 }
 
 // WithSeed sets the hash seed; it is stored in the filter's file.
@@ -126,6 +135,13 @@ const DefaultMemory = 256 << 20
 
 // WithTempDir makes a Builder spill into dir instead of the output's folder.
 func WithTempDir(dir string) Option { return func(c *config) { c.tempDir = dir } }
+
+// WithStop makes a Builder's Publish call stop before each group of shards
+// it builds (and Build before it starts): when stop returns an error,
+// Publish stops, removes the temporary files it made, leaves the path as it
+// was and returns that error. A command passes the check of its caught
+// signals, so that Ctrl-C during a long Publish ends it cleanly.
+func WithStop(stop func() error) Option { return func(c *config) { c.stop = stop } }
 
 // WithWorkers sets how many shards build at once (default: GOMAXPROCS).
 func WithWorkers(n int) Option { return func(c *config) { c.workers = n } }

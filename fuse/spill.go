@@ -94,6 +94,10 @@ func (b *Builder) publishSpilled() error {
 	}
 	// Pass 1: distinct keys per shard.
 	parallel(b.c.workers, ng, func(w, g int) {
+		if err := b.c.stopped(); err != nil {
+			fail(err)
+			return
+		}
 		blo, bhi, slo, shi := span(g)
 		ds, err := b.readGroup(bufs[w], blo, bhi)
 		if err != nil {
@@ -116,6 +120,10 @@ func (b *Builder) publishSpilled() error {
 	// Pass 2: build them into the file.
 	pl.writePreamble(payload)
 	parallel(b.c.workers, ng, func(w, g int) {
+		if err := b.c.stopped(); err != nil {
+			fail(err)
+			return
+		}
 		blo, bhi, slo, shi := span(g)
 		ds, err := b.readGroup(bufs[w], blo, bhi)
 		if err != nil {

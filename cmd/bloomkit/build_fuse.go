@@ -28,7 +28,8 @@ func (b *builder) runFuse(src *lineSource) error {
 	if *b.strict {
 		return fmt.Errorf("-strict: a fuse filter has no capacity to exceed (it holds exactly the keys it is built from)")
 	}
-	fb, err := fuse.NewBuilder(b.out, b.ff.p, fuse.WithMemory(b.fuse.mem.bytes), fuse.WithTempDir(b.fuse.tmp))
+	fb, err := fuse.NewBuilder(b.out, b.ff.p, fuse.WithMemory(b.fuse.mem.bytes), fuse.WithTempDir(b.fuse.tmp),
+		fuse.WithStop(interrupted)) // Ctrl-C during Publish ends it, leaving nothing
 	if err != nil {
 		return err
 	}
