@@ -3,10 +3,12 @@ package filtertest
 import (
 	"encoding/binary"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/stretchr/testify/require"
 	"github.com/zeebo/xxh3"
 )
@@ -111,4 +113,46 @@ func goldenFile[F File[F]](t *testing.T, v Variant[F], c GoldenCase[F]) {
 	st, err := os.Stat(c.Path)
 	require.NoError(t, err)
 	require.EqualValues(t, c.Size, st.Size())
+}
+
+// keysGolden is a filter whose golden files KeysGolden checks.
+type keysGolden[F any] interface {
+	SchemedFile[F]
+	Bits() uint64
+	Capacity() uint64
+	TargetFPR() float64
+}
+
+// KeysGolden is the golden case of a variant's filter of keys "key-0" to
+// "key-999" at capacity 1000, p = 1%, seed 7 and scheme s (v.NewScheme):
+// m bits and k probes, 999 keys new when added (one false positive), fp of
+// "other-0" to "other-9999" present, size bytes of file, the layout hash
+// and the count of set bits.
+func KeysGolden[F keysGolden[F]](v Variant[F], name, path string, s hashing.Scheme,
+	m uint64, k uint32, fp int, size int64, layout, set uint64) GoldenCase[F] {
+	return GoldenCase[F]{
+		Name: name, Path: path,
+		Build: func(t testing.TB) F {
+			f, err := v.NewScheme(1000, 0.01, 7, s)
+			require.NoError(t, err)
+			for i := 0; i < 1000; i++ {
+				f.AddString(fmt.Sprintf("key-%d", i))
+			}
+			return f
+		},
+		Check: func(t *testing.T, f F) {
+			require.Equal(t, s, f.Scheme())
+			require.EqualValues(t, m, f.Bits())
+			require.EqualValues(t, k, f.K())
+			require.EqualValues(t, 7, f.Seed())
+			require.EqualValues(t, 1000, f.Capacity())
+			require.Equal(t, 0.01, f.TargetFPR())
+			require.EqualValues(t, 999, f.Added(), "one key was a false positive when added")
+		},
+		Present:  func(i int) string { return fmt.Sprintf("key-%d", i) },
+		NPresent: 1000,
+		Absent:   func(i int) string { return fmt.Sprintf("other-%d", i) },
+		NAbsent:  10000, FalsePositives: fp,
+		Size: size, LayoutHash: layout, BitsSet: set,
+	}
 }
