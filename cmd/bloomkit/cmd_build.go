@@ -149,8 +149,9 @@ func (b *builder) changed(added uint64) error {
 // on this goroutine, through the variant's Builder (plain stores: the new
 // file is this goroutine's alone until it is published), or with TryAdd
 // for a scalable filter, which grows. A partitioned Builder takes a
-// chunk's keys at once (AddMany overlaps their cache misses), unless
-// -strict must look at each key before it is added.
+// chunk's digests at once (AddDigests overlaps their cache misses and
+// spreads the adds over the cores by block range, in input order within
+// each range), unless -strict must look at each key before it is added.
 func (b *builder) fill(f filter, v *variant, src *lineSource, counted bool) (added, fresh uint64, err error) {
 	bld := builderOf(f)
 	var many *partitioned.Builder
@@ -160,13 +161,13 @@ func (b *builder) fill(f filter, v *variant, src *lineSource, counted bool) (add
 	hasher, _ := f.(digester)
 	watch := newCapacityWatch(b.std, "build", b.out, f, v, *b.strict)
 	err = eachChunk(src, func(c *lines.Chunk, res *keyBatch) error {
-		return res.split(c, hasher, bld != nil)
+		return res.split(c, hasher, bld != nil || many != nil)
 	}, func(_ *lines.Chunk, res *keyBatch) error {
 		if many != nil {
 			if counted && added+uint64(len(res.keys)) > b.ff.n.n {
 				return b.changed(b.ff.n.n + 1)
 			}
-			n := uint64(many.AddMany(res.keys))
+			n := uint64(many.AddDigests(res.digests))
 			added += uint64(len(res.keys))
 			fresh += n
 			for range n {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"sync/atomic"
 
 	"github.com/bloomkit/bloomkit"
@@ -99,7 +100,7 @@ type deduper struct {
 	// pending finds a line in buf by its 64-bit hash: the offset of the
 	// first line with that hash; collided holds, exactly, the rare lines
 	// whose hash an other line in buf has.
-	pending  map[uint64]int
+	pending  pendingSet
 	collided map[string]struct{}
 	hash     func([]byte) uint64 // nil: the digest's H1; a test makes every line collide
 	watch    *capacityWatch      // nil: not watched
@@ -108,17 +109,25 @@ type deduper struct {
 	// has (see candidates); flushedLines counts the lines flushed.
 	screening    atomic.Bool
 	flushedLines int
+	// mu keeps the workers' lookups (read-locked, a chunk at a time) out
+	// of a Builder's plain stores (write-locked): a partitioned filter
+	// records a batch through its Builder.
+	mu      sync.RWMutex
+	builder *partitioned.Builder
 	// many is f when it is partitioned: lookups and records in groups.
 	many  *partitioned.Filter
 	found []bool
-	keys  [][]byte
 }
 
 func newDeduper(f filter, v *variant, w io.Writer) *deduper {
 	dg, _ := f.(digester) // every variant is one
 	many, _ := f.(*partitioned.Filter)
-	return &deduper{many: many, f: f, v: v, dg: dg, add: v.tag != mmapstore.Scalable, w: w, buf: make([]byte, 0, dedupBatch),
-		pending: map[uint64]int{}, collided: map[string]struct{}{}}
+	var builder *partitioned.Builder
+	if many != nil {
+		builder = many.Builder()
+	}
+	return &deduper{many: many, builder: builder, f: f, v: v, dg: dg, add: v.tag != mmapstore.Scalable, w: w, buf: make([]byte, 0, dedupBatch),
+		collided: map[string]struct{}{}}
 }
 
 // screen is a worker's part: it fills res with the lines of c and their
@@ -126,6 +135,10 @@ func newDeduper(f filter, v *variant, w io.Writer) *deduper {
 func (d *deduper) screen(c *lines.Chunk, res *keyBatch) error {
 	res.keys, res.digests = res.keys[:0], res.digests[:0]
 	screen := d.screening.Load()
+	if screen {
+		d.mu.RLock()
+		defer d.mu.RUnlock()
+	}
 	l := c.Lines()
 	for line, ok := l.Next(); ok; line, ok = l.Next() {
 		h := d.dg.Hash(line)
@@ -151,7 +164,7 @@ func (d *deduper) candidates(res *keyBatch) error {
 		// group's answers predate, so the rest are looked up again.
 		group, flushes := false, d.flushedLines
 		if d.many != nil {
-			d.found = d.many.ContainsMany(res.keys[start:end], d.found)
+			d.found = d.many.ContainsDigests(res.digests[start:end], d.found)
 			group = true
 		}
 		for i := start; i < end; i++ {
@@ -195,7 +208,7 @@ func (d *deduper) candidate(line []byte, dg bloomkit.Digest) error {
 	if d.hash != nil {
 		h = d.hash(line)
 	}
-	off, hashed := d.pending[h]
+	off, hashed := d.pending.get(h)
 	if hashed {
 		end := off + bytes.IndexByte(d.buf[off:], '\n')
 		if bytes.Equal(d.buf[off:end], line) {
@@ -214,7 +227,7 @@ func (d *deduper) candidate(line []byte, dg bloomkit.Digest) error {
 	if hashed {
 		d.collided[string(line)] = struct{}{}
 	} else {
-		d.pending[h] = len(d.buf)
+		d.pending.put(h, len(d.buf))
 	}
 	d.buf = append(append(d.buf, line...), '\n')
 	d.digests = append(d.digests, dg)
@@ -237,24 +250,22 @@ func (d *deduper) flush() error {
 	}
 	d.flushedLines += len(d.digests)
 	d.buf, d.digests = d.buf[:0], d.digests[:0]
-	clear(d.pending)
+	d.pending.reset()
 	clear(d.collided)
 	return nil
 }
 
-// recordAll records the lines of buf: a partitioned filter in groups
-// (AddMany overlaps the cache misses), unless -strict must see each line
-// before it is added.
+// recordAll records the lines of buf: a partitioned filter in groups, by
+// digest, through its Builder (plain stores, the cache misses overlapped;
+// the workers' lookups wait meanwhile), unless -strict must see each line
+// before it is added. (Other processes cannot add to a state file: dedup
+// holds its writer lock.)
 func (d *deduper) recordAll() error {
 	strict := d.watch != nil && d.watch.strict
 	if d.many != nil && !strict {
-		d.keys = d.keys[:0]
-		for rest := d.buf; len(rest) > 0; {
-			i := bytes.IndexByte(rest, '\n')
-			d.keys = append(d.keys, rest[:i])
-			rest = rest[i+1:]
-		}
-		n := d.many.AddMany(d.keys)
+		d.mu.Lock()
+		n := d.builder.AddDigests(d.digests)
+		d.mu.Unlock()
 		if d.watch != nil {
 			for range n {
 				d.watch.added(true)

