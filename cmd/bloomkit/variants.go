@@ -49,10 +49,6 @@ type variant struct {
 	tryAdd func(f filter, key []byte) (bool, error)
 	// remove deletes a key; nil for variants that cannot.
 	remove func(f filter, key []byte) bool
-	// bulk, where set, returns the adds of one goroutine that fills a
-	// filter nobody else uses yet (build's new file): plain stores instead
-	// of atomic ones. done must be called before the filter is published.
-	bulk func(f filter) (add func(key []byte) bool, done func())
 }
 
 var variants = map[string]*variant{}
@@ -136,27 +132,15 @@ func variantOf[F filter, O any](name string, tag mmapstore.Variant,
 func init() {
 	st := variantOf("standard", mmapstore.Standard, standard.New, standard.Create, standard.CreateTemp,
 		standard.Open, standard.OpenReadOnly, (*standard.Filter).Publish, (*standard.Filter).Union)
-	st.bulk = func(f filter) (func([]byte) bool, func()) {
-		b := f.(*standard.Filter).Builder()
-		return b.Add, b.Flush
-	}
 	register(st)
 
 	c := variantOf("counting", mmapstore.Counting, counting.New, counting.Create, counting.CreateTemp,
 		counting.Open, counting.OpenReadOnly, (*counting.Filter).Publish, (*counting.Filter).Union)
 	c.remove = func(f filter, key []byte) bool { return f.(*counting.Filter).Remove(key) }
-	c.bulk = func(f filter) (func([]byte) bool, func()) {
-		b := f.(*counting.Filter).Builder()
-		return b.Add, b.Flush
-	}
 	register(c)
 
 	pt := variantOf("partitioned", mmapstore.Partitioned, partitioned.New, partitioned.Create, partitioned.CreateTemp,
 		partitioned.Open, partitioned.OpenReadOnly, (*partitioned.Filter).Publish, (*partitioned.Filter).Union)
-	pt.bulk = func(f filter) (func([]byte) bool, func()) {
-		b := f.(*partitioned.Filter).Builder()
-		return b.Add, b.Flush
-	}
 	register(pt)
 
 	// Scalable filters grow stage by stage; their stages differ from file to
