@@ -14,6 +14,7 @@ import (
 	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/lines"
 	"github.com/bloomkit/bloomkit/mmapstore"
 	"github.com/bloomkit/bloomkit/partitioned"
+	"github.com/bloomkit/bloomkit/standard"
 )
 
 func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
@@ -110,23 +111,20 @@ type deduper struct {
 	screening    atomic.Bool
 	flushedLines int
 	// mu keeps the workers' lookups (read-locked, a chunk at a time) out
-	// of a Builder's plain stores (write-locked): a partitioned filter
-	// records a batch through its Builder.
+	// of a Builder's plain stores (write-locked): a filter with a Builder
+	// (all but scalable) records a batch through it.
 	mu      sync.RWMutex
-	builder *partitioned.Builder
-	// many is f when it is partitioned: lookups and records in groups.
-	many  *partitioned.Filter
+	builder digestBuilder
+	// many is f when it looks digests up in groups (partitioned,
+	// standard): their cache misses overlap.
+	many  digestBatcher
 	found []bool
 }
 
 func newDeduper(f filter, v *variant, w io.Writer) *deduper {
 	dg, _ := f.(digester) // every variant is one
-	many, _ := f.(*partitioned.Filter)
-	var builder *partitioned.Builder
-	if many != nil {
-		builder = many.Builder()
-	}
-	return &deduper{many: many, builder: builder, f: f, v: v, dg: dg, add: v.tag != mmapstore.Scalable, w: w, buf: make([]byte, 0, dedupBatch),
+	many, _ := f.(digestBatcher)
+	return &deduper{many: many, builder: builderOf(f), f: f, v: v, dg: dg, add: v.tag != mmapstore.Scalable, w: w, buf: make([]byte, 0, dedupBatch),
 		collided: map[string]struct{}{}}
 }
 
@@ -188,6 +186,16 @@ func (d *deduper) candidates(res *keyBatch) error {
 	}
 	return nil
 }
+
+// digestBatcher is a filter that looks digests up in groups.
+type digestBatcher interface {
+	ContainsDigests(ds []bloomkit.Digest, found []bool) []bool
+}
+
+var (
+	_ digestBatcher = (*partitioned.Filter)(nil)
+	_ digestBatcher = (*standard.Filter)(nil)
+)
 
 // lookupGroup is how many lines candidates looks up at once.
 const lookupGroup = 64
@@ -255,22 +263,28 @@ func (d *deduper) flush() error {
 	return nil
 }
 
-// recordAll records the lines of buf: a partitioned filter in groups, by
-// digest, through its Builder (plain stores, the cache misses overlapped;
-// the workers' lookups wait meanwhile), unless -strict must see each line
-// before it is added. (Other processes cannot add to a state file: dedup
-// holds its writer lock.)
+// recordAll records the lines of buf through the filter's Builder (plain
+// stores; the workers' lookups wait meanwhile): a partitioned filter in
+// groups, by digest (AddDigests overlaps the cache misses). -strict, which
+// must see each line before it is added, and a scalable filter, which has
+// no Builder, record line by line. (Other processes cannot add to a state
+// file: dedup holds its writer lock.)
 func (d *deduper) recordAll() error {
-	strict := d.watch != nil && d.watch.strict
-	if d.many != nil && !strict {
+	if d.builder != nil && (d.watch == nil || !d.watch.strict) {
 		d.mu.Lock()
-		n := d.builder.AddDigests(d.digests)
-		d.mu.Unlock()
-		if d.watch != nil {
-			for range n {
-				d.watch.added(true)
+		defer d.mu.Unlock()
+		if pb, ok := d.builder.(*partitioned.Builder); ok {
+			d.watchNew(pb.AddDigests(d.digests))
+			return nil
+		}
+		n := 0
+		for _, dg := range d.digests {
+			if d.builder.AddDigest(dg) {
+				n++
 			}
 		}
+		d.builder.Flush()
+		d.watchNew(n)
 		return nil
 	}
 	for j, rest := 0, d.buf; len(rest) > 0; j++ {
@@ -281,6 +295,15 @@ func (d *deduper) recordAll() error {
 		rest = rest[i+1:]
 	}
 	return nil
+}
+
+// watchNew tells the capacity watch of n new lines recorded.
+func (d *deduper) watchNew(n int) {
+	if d.watch != nil {
+		for range n {
+			d.watch.added(true)
+		}
+	}
 }
 
 // record adds a printed line to the filter, watching its capacity: the
