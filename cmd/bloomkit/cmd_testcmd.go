@@ -7,6 +7,7 @@ import (
 
 	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/lines"
 	"github.com/bloomkit/bloomkit/partitioned"
+	"github.com/bloomkit/bloomkit/standard"
 )
 
 func testCommand(fs *flag.FlagSet, std stdio) func([]string) error {
@@ -92,13 +93,20 @@ type testResult struct {
 	selected bool
 }
 
-// test looks keys up in f and sets res to what is printed for them; a
-// partitioned filter looks them up in groups (ContainsMany overlaps the
-// cache misses).
+// test looks keys up in f and sets res to what is printed for them;
+// partitioned and standard filters look them up in groups (their cache
+// misses overlap).
 func (s selection) test(f filter, keys [][]byte, res *testResult) {
 	res.out, res.selected = res.out[:0], false
 	if pf, ok := f.(*partitioned.Filter); ok {
 		res.found = pf.ContainsMany(keys, res.found)
+	} else if sf, ok := f.(*standard.Filter); ok {
+		ds := res.keys.digests[:0]
+		for _, k := range keys {
+			ds = append(ds, sf.Hash(k))
+		}
+		res.keys.digests = ds
+		res.found = sf.ContainsDigests(ds, res.found)
 	} else {
 		res.found = res.found[:0]
 		for _, k := range keys {
