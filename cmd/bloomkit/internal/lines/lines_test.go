@@ -433,3 +433,30 @@ func BenchmarkBuildPartitioned(b *testing.B) {
 		})
 	}
 }
+
+// TestWalkedLinesAreCounted: a chunk whose lines a Lines walked to the end
+// knows its count (empty lines, a CR and an unterminated last line
+// included) without counting again; one walked part way, or stopped by a
+// line too long, is counted from its data.
+func TestWalkedLinesAreCounted(t *testing.T) {
+	for _, data := range []string{"", "\n", "a", "a\n", "a\n\nb\r\n\r\n", "a\nbb\n\n\nc", "a\r\r\n\n"} {
+		c := &Chunk{Data: []byte(data), max: 100}
+		l := c.Lines()
+		l.Next()
+		if strings.Count(data, "\n") > 1 {
+			require.Zero(t, c.counted, "%q walked part way", data)
+		}
+		for _, ok := l.Next(); ok; _, ok = l.Next() {
+		}
+		require.Equal(t, countLines(c.Data), c.lineCount(), "%q", data)
+		require.NotZero(t, c.counted, "%q walked to the end", data)
+	}
+	c := &Chunk{Data: []byte("a\nlong line\nb\n"), max: 4}
+	l := c.Lines()
+	for _, ok := l.Next(); ok; _, ok = l.Next() {
+	}
+	require.Error(t, l.Err())
+	l.Next()
+	require.Zero(t, c.counted, "a walk stopped by a long line counts nothing")
+	require.Equal(t, uint64(3), c.lineCount())
+}

@@ -147,7 +147,7 @@ func (p *pipe[T]) work(cfg Config, work func(*Chunk, *T) error) {
 		case <-p.quit:
 			return
 		}
-		s.lines = countLines(s.chunk.Data)
+		s.chunk.counted = 0
 		s.err, s.worked = nil, false
 		if cfg.Stop != nil {
 			s.err = cfg.Stop()
@@ -155,6 +155,9 @@ func (p *pipe[T]) work(cfg Config, work func(*Chunk, *T) error) {
 		if s.err == nil {
 			s.err, s.worked = work(&s.chunk, &s.res), true
 		}
+		// The lines work walked were counted on the way; a chunk it did
+		// not walk to its end is counted here.
+		s.lines = s.chunk.lineCount()
 		s.done <- struct{}{}
 	}
 }

@@ -27,10 +27,13 @@ type Chunk struct {
 	// Reader.Each.
 	First uint64
 	max   int
+	// counted is the chunk's number of lines, empty ones included, plus
+	// one, once a Lines iterator has walked all of them; 0 before.
+	counted uint64
 }
 
 // Lines returns an iterator over the chunk's lines.
-func (c *Chunk) Lines() Lines { return Lines{rest: c.Data, max: c.max} }
+func (c *Chunk) Lines() Lines { return Lines{rest: c.Data, max: c.max, c: c} }
 
 // Lines iterates the non-empty lines of a chunk, each without its LF and
 // one CR before it. The zero value has no lines.
@@ -39,6 +42,7 @@ type Lines struct {
 	n    uint64 // lines passed, empty ones included
 	max  int
 	err  error
+	c    *Chunk // told the count at the end (see Chunk.counted)
 }
 
 // Next returns the next non-empty line, a slice of the chunk valid as long
@@ -65,6 +69,9 @@ func (l *Lines) Next() ([]byte, bool) {
 			return line, true
 		}
 	}
+	if l.c != nil && l.err == nil { // every line walked: the pipeline needs no count of its own
+		l.c.counted = l.n + 1
+	}
 	return nil, false
 }
 
@@ -73,6 +80,15 @@ func (l *Lines) Line() uint64 { return l.n }
 
 // Err is the TooLongError that stopped Next, or nil.
 func (l *Lines) Err() error { return l.err }
+
+// lineCount is how many lines c holds, empty ones included: the count of
+// the Lines that walked them all, or else counted again.
+func (c *Chunk) lineCount() uint64 {
+	if c.counted > 0 {
+		return c.counted - 1
+	}
+	return countLines(c.Data)
+}
 
 // countLines is how many lines data holds, empty ones included.
 func countLines(data []byte) uint64 {
