@@ -24,6 +24,8 @@ func runMain(args []string) error {
 	bk := fs.String("bloomkit", "bloomkit", "the bloomkit binary")
 	p := fs.String("p", "0.01", "target false-positive rate")
 	keep := fs.Bool("keep", false, "keep the key files and filters")
+	readers := fs.Int("readers", 8, "goroutines of lookups through mmapstore.Live in the serving phase")
+	publishes := fs.Int("publishes", 2, "rebuilds published over the served filter in the serving phase (0: no serving phase)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -33,6 +35,9 @@ func runMain(args []string) error {
 	}
 	if *dir == "" {
 		return fmt.Errorf("-dir is required")
+	}
+	if *readers < 1 || *publishes < 0 {
+		return fmt.Errorf("-readers must be at least 1 and -publishes at least 0")
 	}
 	keys := filepath.Join(*dir, "soak-keys.txt")
 	gz := keys + ".gz"
@@ -64,7 +69,30 @@ func runMain(args []string) error {
 			return err
 		}
 	}
-	return nil
+	if *publishes == 0 {
+		return nil
+	}
+	rebuild := fmt.Sprintf("%q build -variant partitioned -n %d -p %s -o %q %q", *bk, count, *p, out, keys)
+	return serveStep(serveConfig{
+		filter: out, n: count, readers: *readers, publishes: *publishes,
+		rebuild: func(pub int) error {
+			return step(fmt.Sprintf("rebuild %d while serving", pub), rebuild, 0, count)
+		},
+		poll: 100 * time.Millisecond, swapWait: time.Minute,
+	})
+}
+
+// serveStep runs the serving phase on the filter built last and prints its
+// figures and this process's peak RSS (the served mappings, two of them
+// around a swap, and the runtime).
+func serveStep(cfg serveConfig) error {
+	fmt.Printf("serving: %d readers through mmapstore.Live while the filter is rebuilt and published %d times\n", cfg.readers, cfg.publishes)
+	res, err := serve(cfg, os.Stdout)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("serving: %s, peak RSS of the serving process %.0f MiB\n", res, peakRSS())
+	return res.check(cfg.publishes)
 }
 
 // genFile writes count key16 lines to path.
