@@ -22,8 +22,7 @@ import (
 // includes every key a Builder added. After Flush the filter may be used as
 // usual; the Builder may be used again once nothing else uses the filter.
 type Builder struct {
-	f      *Filter             // its count of new keys not yet in Added is f.pending
-	ranges [][]bloomkit.Digest // AddDigests' digests of each block range, reused
+	f *Filter // its count of new keys not yet in Added is f.pending
 }
 
 // Builder returns a Builder that adds to f. On a filter opened with

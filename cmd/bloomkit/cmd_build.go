@@ -149,9 +149,9 @@ func (b *builder) changed(added uint64) error {
 // on this goroutine, through the variant's Builder (plain stores: the new
 // file is this goroutine's alone until it is published), or with TryAdd
 // for a scalable filter, which grows. A partitioned Builder takes a
-// chunk's digests at once (AddDigests overlaps their cache misses and
-// spreads the adds over the cores by block range, in input order within
-// each range), unless -strict must look at each key before it is added.
+// chunk's digests at once (AddDigests overlaps their cache misses; the
+// workers hashed them), unless -strict must look at each key before it is
+// added.
 func (b *builder) fill(f filter, v *variant, src *lineSource, counted bool) (added, fresh uint64, err error) {
 	bld := builderOf(f)
 	var many *partitioned.Builder

@@ -387,7 +387,7 @@ func BenchmarkRun(b *testing.B) {
 // BenchmarkBuildPartitioned is build's work on 2^21 56-byte lines into a
 // partitioned filter of 2^21 keys (2.5 MB, past the L2 cache): "digests"
 // is what build does (split and hash on the workers, Builder.AddDigests in
-// input order, spread by block range over the cores), "keys" what it did
+// input order), "keys" what it did
 // before (split on the workers, Builder.AddMany hashing in input order).
 func BenchmarkBuildPartitioned(b *testing.B) {
 	const n = 1 << 21
