@@ -79,6 +79,10 @@ func (b *Builder) Flush() { b.f.flushPending() }
 // filter: at Flush, and before the filter records its count (Sync, Close,
 // Publish, WriteTo).
 func (f *Filter) flushPending() {
+	for _, p := range f.parts {
+		f.pending += p.pending
+		p.pending = 0
+	}
 	if f.pending != 0 {
 		f.added.Add(f.pending)
 		f.pending = 0

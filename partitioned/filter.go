@@ -41,7 +41,8 @@ type Filter struct {
 	hash                     hashing.Hasher // geom's scheme and seed, ready to hash with
 	geom                     geometry       // what defines the filter: the one record of it
 	added                    atomic.Uint64
-	pending                  uint64 // new keys a Builder found, not yet in added (see Builder)
+	pending                  uint64         // new keys a Builder found, not yet in added (see Builder)
+	parts                    []*BuilderPart // the Builder's parts, if any: their counts are pending too
 	readOnly                 bool
 	store                    filebacked.Store // the mapped file; zero for an in-memory filter
 }

@@ -62,10 +62,17 @@ func (c *capacityWatch) before(f filter, key []byte) error {
 
 // added is called after a key was added, isNew as the filter said.
 func (c *capacityWatch) added(isNew bool) {
-	if !isNew {
+	if isNew {
+		c.addedNew(1)
+	}
+}
+
+// addedNew is called after keys were added of which n were new.
+func (c *capacityWatch) addedNew(n uint64) {
+	if n == 0 {
 		return
 	}
-	c.count++
+	c.count += n
 	if c.count > c.capacity && !c.warned && !c.off {
 		c.warned = true
 		fmt.Fprintf(c.w, "bloomkit %s: warning: %s: more keys than its capacity of %d: its false-positive rate climbs above the target from here on (build with a larger -n; -strict refuses instead)\n",

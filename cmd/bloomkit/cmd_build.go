@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 
 	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/lines"
@@ -148,15 +149,22 @@ func (b *builder) changed(added uint64) error {
 // are split (and hashed) on every core; the keys are added in input order
 // on this goroutine, through the variant's Builder (plain stores: the new
 // file is this goroutine's alone until it is published), or with TryAdd
-// for a scalable filter, which grows. A partitioned Builder takes a
-// chunk's digests at once (AddDigests overlaps their cache misses; the
-// workers hashed them), unless -strict must look at each key before it is
-// added.
+// for a scalable filter, which grows. A partitioned filter takes a chunk's
+// digests at once (the workers hashed them; the batch adds overlap their
+// cache misses), unless -strict must look at each key before it is added:
+// on one core through Builder.AddDigests, on several through the Builder's
+// parts, one goroutine per block range (partsAdder), which write the same
+// bits and count as one goroutine would.
 func (b *builder) fill(f filter, v *variant, src *lineSource, counted bool) (added, fresh uint64, err error) {
 	bld := builderOf(f)
 	var many *partitioned.Builder
 	if pf, ok := f.(*partitioned.Filter); ok && !*b.strict {
 		many, bld = pf.Builder(), nil
+	}
+	var parts *partsAdder // many's adds shared by the cores
+	if many != nil && runtime.GOMAXPROCS(0) > 1 {
+		parts = newPartsAdder(many, runtime.GOMAXPROCS(0))
+		defer parts.wait() // before the caller closes (or discards) f
 	}
 	hasher, _ := f.(digester)
 	watch := newCapacityWatch(b.std, "build", b.out, f, v, *b.strict)
@@ -167,12 +175,15 @@ func (b *builder) fill(f filter, v *variant, src *lineSource, counted bool) (add
 			if counted && added+uint64(len(res.keys)) > b.ff.n.n {
 				return b.changed(b.ff.n.n + 1)
 			}
-			n := uint64(many.AddDigests(res.digests))
+			var n uint64
+			if parts != nil {
+				n = parts.add(res.digests) // the new keys of earlier batches
+			} else {
+				n = uint64(many.AddDigests(res.digests))
+			}
 			added += uint64(len(res.keys))
 			fresh += n
-			for range n {
-				watch.added(true)
-			}
+			watch.addedNew(n)
 			return nil
 		}
 		for i, key := range res.keys {
@@ -198,6 +209,11 @@ func (b *builder) fill(f filter, v *variant, src *lineSource, counted bool) (add
 	})
 	if bld != nil {
 		bld.Flush()
+	}
+	if parts != nil {
+		n := parts.wait()
+		fresh += n
+		watch.addedNew(n)
 	}
 	if many != nil {
 		many.Flush()
