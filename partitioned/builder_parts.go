@@ -62,14 +62,24 @@ func (b *Builder) Parts(n int) []*BuilderPart {
 // order of ds, with plain stores, and returns how many of them were new.
 // The others are left to the parts that hold their blocks.
 func (p *BuilderPart) AddDigests(ds []bloomkit.Digest) int {
-	p.mine = p.mine[:0]
-	blocks := p.f.t.Blocks
-	for _, d := range ds {
-		if b := blocked.Block(d, blocks); b >= p.lo && b < p.hi {
-			p.mine = append(p.mine, d)
-		}
+	if cap(p.mine) < len(ds) {
+		p.mine = make([]bloomkit.Digest, len(ds))
 	}
-	added := p.f.addDigests(p.mine, true)
+	mine := p.mine[:len(ds)]
+	blocks, lo, span := p.f.t.Blocks, p.lo, p.hi-p.lo
+	k := 0
+	for _, d := range ds { // no branch on the digest: half of them are another part's
+		mine[k] = d
+		k += b2i(blocked.Block(d, blocks)-lo < span)
+	}
+	added := p.f.addDigests(mine[:k], true)
 	p.pending += uint64(added)
 	return added
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
