@@ -14,7 +14,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var flagLinesN = flag.Int("lines.n", 1<<21, "BenchmarkLineCommands: how many 56-byte URL lines (1e7 in docs/pipeline.md)")
+var (
+	flagLinesN   = flag.Int("lines.n", 1<<21, "BenchmarkLineCommands: how many 56-byte URL lines (1e7 in docs/pipeline.md)")
+	flagLinesDir = flag.String("lines.dir", "", "BenchmarkLineCommands: the folder of the line file and the filters (a temporary one when empty; /dev/shm in docs/pipeline.md)")
+)
 
 // BenchmarkLineCommands runs the line commands of the whitelist job as the
 // user does, each a process of the built binary over a file of -lines.n
@@ -30,6 +33,12 @@ func BenchmarkLineCommands(b *testing.B) {
 		b.Skip("no wc on this machine")
 	}
 	dir := b.TempDir()
+	if *flagLinesDir != "" {
+		var err error
+		dir, err = os.MkdirTemp(*flagLinesDir, "bloomkit-bench-")
+		require.NoError(b, err)
+		b.Cleanup(func() { os.RemoveAll(dir) })
+	}
 	urls := filepath.Join(dir, "urls.txt")
 	f, err := os.Create(urls)
 	require.NoError(b, err)
