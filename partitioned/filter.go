@@ -37,7 +37,7 @@ type Filter struct {
 	// methods, or blocked.SplitContainsKey and SplitAddKeyPlain): one
 	// indirect call, so Contains and Builder.Add stay small enough to be
 	// inlined, as they were before there were two layouts.
-	containsKey, addKeyPlain func(blocked.Filter, *hashing.Hasher, []byte) bool
+	containsKey, addKeyPlain func(*blocked.Filter, *hashing.Hasher, []byte) bool
 	hash                     hashing.Hasher // geom's scheme and seed, ready to hash with
 	geom                     geometry       // what defines the filter: the one record of it
 	added                    atomic.Uint64
@@ -76,7 +76,7 @@ func NewWithSize(m uint64, k uint32, opts ...Option) (*Filter, error) {
 func newFilter(words []uint64, g geometry) *Filter {
 	checkWords(words, g)
 	f := &Filter{t: blocked.Filter{Words: words, Blocks: g.blocks(), K: g.k}, hash: hashing.NewHasher(g.scheme, g.seed), geom: g,
-		containsKey: blocked.Filter.ContainsKey, addKeyPlain: blocked.Filter.AddKeyPlain}
+		containsKey: (*blocked.Filter).ContainsKey, addKeyPlain: (*blocked.Filter).AddKeyPlain}
 	if g.split {
 		f.containsKey, f.addKeyPlain = blocked.SplitContainsKey, blocked.SplitAddKeyPlain
 	}
@@ -189,7 +189,7 @@ func (f *Filter) addMany(keys [][]byte, plain bool) int {
 // not. A true answer is wrong with probability about EstimatedFPR. It reads
 // one 64-byte cache line of the filter (32 bytes in the split-block
 // layout).
-func (f *Filter) Contains(key []byte) bool { return f.containsKey(f.t, &f.hash, key) }
+func (f *Filter) Contains(key []byte) bool { return f.containsKey(&f.t, &f.hash, key) }
 
 // ContainsString is Contains for a string key, without copying it.
 func (f *Filter) ContainsString(key string) bool { return f.Contains(bytesOf(key)) }
