@@ -24,6 +24,12 @@ import (
 // measured for adds only.
 var flagDuel = flag.String("duel", "partitioned,partitioned-builder,blobloom", "comma-separated variants for BenchmarkDuel; ratios are to the last")
 
+// -duel-ops adds the batch forms: op=batch-hit and op=batch-miss look up a
+// turn of keys with one ContainsMany call, op=batch-add adds them with one
+// AddMany call, for the variants that offer them (others are left out of
+// those ops, so the ratios are to the last variant that offers them).
+var flagDuelOps = flag.String("duel-ops", "hit,miss,add", "comma-separated ops for BenchmarkDuel: hit, miss, add, batch-hit, batch-miss, batch-add")
+
 func BenchmarkDuel(b *testing.B) {
 	var vs []*Variant
 	for _, name := range strings.Split(*flagDuel, ",") {
@@ -35,25 +41,47 @@ func BenchmarkDuel(b *testing.B) {
 	}
 	const turn = 4096
 	for _, w := range benchWorkloads(b) {
-		for _, op := range []string{"hit", "miss", "add"} {
+		for _, op := range strings.Split(*flagDuelOps, ",") {
+			op = strings.TrimSpace(op)
 			b.Run(w.String()+"/op="+op, func(b *testing.B) {
 				var run []func() float64 // one turn of each variant; ns/key
 				var names []string
+				batch := strings.HasPrefix(op, "batch-")
 				for _, v := range vs {
-					if op != "add" && strings.HasSuffix(v.Name, "-builder") {
+					if !strings.HasSuffix(op, "add") && strings.HasSuffix(v.Name, "-builder") {
 						continue
 					}
-					names = append(names, v.Name)
-					if op == "add" {
-						run = append(run, addTurns(b, v, w, turn))
+					if strings.HasSuffix(op, "add") {
+						if batch {
+							probe, err := v.New(1000, w.P)
+							if err != nil {
+								b.Fatal(err)
+							}
+							if _, ok := probe.(BatchAdder); !ok {
+								continue
+							}
+						}
+						names = append(names, v.Name)
+						run = append(run, addTurns(b, v, w, turn, batch))
 						continue
 					}
 					f, pools := duelBuilt(b, v, w)
 					keys := pools.Hits
-					if op == "miss" {
+					if strings.HasSuffix(op, "miss") {
 						keys = pools.Misses
 					}
-					run = append(run, lookupTurns(f, keys, turn))
+					if !batch {
+						names = append(names, v.Name)
+						run = append(run, lookupTurns(f, keys, turn))
+						continue
+					}
+					if bf, ok := f.(BatchFilter); ok {
+						names = append(names, v.Name)
+						run = append(run, batchLookupTurns(bf, keys, turn))
+					}
+				}
+				if len(run) == 0 {
+					b.Skip("no variant offers op=" + op)
 				}
 				times := make([][]float64, len(run))
 				for r := 0; b.Loop(); r++ {
@@ -124,10 +152,39 @@ func lookupTurns(f Filter, keys KeySet, turn int) func() float64 {
 	}
 }
 
+// batchLookupTurns is lookupTurns with one ContainsMany call per turn.
+func batchLookupTurns(f BatchFilter, keys KeySet, turn int) func() float64 {
+	all := make([][]byte, keys.Len())
+	for i := range all {
+		all[i] = keys.At(i)
+	}
+	ks, found, off := make([][]byte, turn), make([]bool, turn), 0
+	return func() float64 {
+		for i := range ks { // the turn's keys, cycling (untimed)
+			ks[i] = all[off]
+			if off++; off == len(all) {
+				off = 0
+			}
+		}
+		start := time.Now()
+		found = f.ContainsMany(ks, found)
+		ns := float64(time.Since(start).Nanoseconds()) / float64(turn)
+		n := 0
+		for _, ok := range found {
+			if ok {
+				n++
+			}
+		}
+		sink.Add(uint64(n))
+		return ns
+	}
+}
+
 // addTurns returns a function that adds the next turn new keys to v's
 // filter for w and returns the time per key; the filter is replaced by an
-// empty one, untimed, when it holds n keys.
-func addTurns(b *testing.B, v *Variant, w Workload, turn int) func() float64 {
+// empty one, untimed, when it holds n keys. With batch, a turn is one
+// AddMany call (v's filter must be a BatchAdder).
+func addTurns(b *testing.B, v *Variant, w Workload, turn int, batch bool) func() float64 {
 	var f Filter
 	var s *KeyStream
 	var chunk [][]byte
@@ -146,8 +203,12 @@ func addTurns(b *testing.B, v *Variant, w Workload, turn int) func() float64 {
 		}
 		c := chunk[:min(turn, len(chunk))]
 		start := time.Now()
-		for _, k := range c {
-			f.Add(k)
+		if batch {
+			f.(BatchAdder).AddMany(c)
+		} else {
+			for _, k := range c {
+				f.Add(k)
+			}
 		}
 		ns := float64(time.Since(start).Nanoseconds()) / float64(len(c))
 		chunk, left = chunk[len(c):], left-uint64(len(c))

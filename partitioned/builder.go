@@ -34,7 +34,7 @@ func (f *Filter) Builder() *Builder {
 
 // Add adds key and reports whether it was new (see Filter.Add).
 func (b *Builder) Add(key []byte) bool {
-	if !b.f.addKeyPlain(b.f.t, &b.f.hash, key) {
+	if !b.f.addKeyPlain(&b.f.t, &b.f.hash, key) {
 		return false
 	}
 	b.f.pending++

@@ -37,7 +37,7 @@ type Filter struct {
 	// methods, or blocked.SplitContainsKey and SplitAddKeyPlain): one
 	// indirect call, so Contains and Builder.Add stay small enough to be
 	// inlined, as they were before there were two layouts.
-	containsKey, addKeyPlain func(blocked.Filter, *hashing.Hasher, []byte) bool
+	containsKey, addKeyPlain func(*blocked.Filter, *hashing.Hasher, []byte) bool
 	hash                     hashing.Hasher // geom's scheme and seed, ready to hash with
 	geom                     geometry       // what defines the filter: the one record of it
 	added                    atomic.Uint64
@@ -77,7 +77,7 @@ func NewWithSize(m uint64, k uint32, opts ...Option) (*Filter, error) {
 func newFilter(words []uint64, g geometry) *Filter {
 	checkWords(words, g)
 	f := &Filter{t: blocked.Filter{Words: words, Blocks: g.blocks(), K: g.k}, hash: hashing.NewHasher(g.scheme, g.seed), geom: g,
-		containsKey: blocked.Filter.ContainsKey, addKeyPlain: blocked.Filter.AddKeyPlain}
+		containsKey: (*blocked.Filter).ContainsKey, addKeyPlain: (*blocked.Filter).AddKeyPlain}
 	if g.split {
 		f.containsKey, f.addKeyPlain = blocked.SplitContainsKey, blocked.SplitAddKeyPlain
 	}
@@ -168,9 +168,7 @@ func (f *Filter) addMany(keys [][]byte, plain bool) int {
 	added := 0
 	for len(keys) > 0 {
 		n := min(len(keys), manyChunk)
-		for i, k := range keys[:n] {
-			ds[i] = f.Hash(k)
-		}
+		f.hashMany(keys[:n], ds[:n])
 		switch {
 		case f.geom.split && plain:
 			added += blocked.Split(f.t).AddPlainBatch(ds[:n])
@@ -186,11 +184,33 @@ func (f *Filter) addMany(keys [][]byte, plain bool) int {
 	return added
 }
 
+// hashMany sets ds[i] to the digest of keys[i] (f.Hash), for the batches:
+// under scheme 2 with the hash of a 9-16-byte key in line, as the keyed
+// lookups do, instead of two calls per key (Hash's Sum and Sum64).
+func (f *Filter) hashMany(keys [][]byte, ds []hashing.Digest) {
+	ds = ds[:len(keys)]
+	if f.hash.Scheme() != hashing.Scheme2 {
+		for i, k := range keys {
+			ds[i] = f.Hash(k)
+		}
+		return
+	}
+	for i, k := range keys {
+		var h uint64
+		if hashing.Short(len(k)) {
+			h = f.hash.Sum9to16(k)
+		} else {
+			h = f.hash.Sum64(k)
+		}
+		ds[i] = hashing.Digest{H1: h, H2: hashing.Mix(h)}
+	}
+}
+
 // Contains reports whether key may have been added; false means definitely
 // not. A true answer is wrong with probability about EstimatedFPR. It reads
 // one 64-byte cache line of the filter (32 bytes in the split-block
 // layout).
-func (f *Filter) Contains(key []byte) bool { return f.containsKey(f.t, &f.hash, key) }
+func (f *Filter) Contains(key []byte) bool { return f.containsKey(&f.t, &f.hash, key) }
 
 // ContainsString is Contains for a string key, without copying it.
 func (f *Filter) ContainsString(key string) bool { return f.Contains(bytesOf(key)) }
@@ -216,9 +236,7 @@ func (f *Filter) ContainsMany(keys [][]byte, found []bool) []bool {
 	out := found
 	for len(keys) > 0 {
 		n := min(len(keys), manyChunk)
-		for i, k := range keys[:n] {
-			ds[i] = f.Hash(k)
-		}
+		f.hashMany(keys[:n], ds[:n])
 		if f.geom.split {
 			blocked.Split(f.t).ContainsBatch(ds[:n], out)
 		} else {

@@ -30,7 +30,7 @@ import (
 
 // ContainsKey reports whether key may have been added: Contains of its
 // digest under hash.
-func (t Filter) ContainsKey(hash *hashing.Hasher, key []byte) bool {
+func (t *Filter) ContainsKey(hash *hashing.Hasher, key []byte) bool {
 	var h uint64
 	switch {
 	case hash.Scheme() != hashing.Scheme2:
@@ -140,7 +140,7 @@ func (t Filter) AddKey(hash *hashing.Hasher, key []byte) bool {
 
 // AddKeyPlain is AddKey with plain stores (AddPlain): for one goroutine
 // that builds a filter nobody else uses meanwhile.
-func (t Filter) AddKeyPlain(hash *hashing.Hasher, key []byte) bool {
+func (t *Filter) AddKeyPlain(hash *hashing.Hasher, key []byte) bool {
 	var h uint64
 	switch {
 	case hash.Scheme() != hashing.Scheme2:

@@ -30,3 +30,40 @@ TEXT ·splitContainsAVX2(SB), NOSPLIT, $0-17
 	SETCS        ret+16(FP)
 	VZEROUPPER
 	RET
+
+// func splitContainsBatchAVX2(words *uint64, blocks uint64, ds *hashing.Digest, n int, found *bool)
+// splitContainsAVX2 for the n digests at ds (16 bytes each: H1, then H2,
+// whose high half is the lane key), in one loop without a call per key:
+// found[i] is whether all eight bits of ds[i] are set in its block
+// (block hi64(H1 × blocks), 32 bytes, at words). n may be 0.
+TEXT ·splitContainsBatchAVX2(SB), NOSPLIT, $0-40
+	MOVQ         words+0(FP), SI
+	MOVQ         blocks+8(FP), R8
+	MOVQ         ds+16(FP), DI
+	MOVQ         n+24(FP), CX
+	MOVQ         found+32(FP), R9
+	VMOVDQU      splitSaltVec<>(SB), Y2
+	VPCMPEQD     Y3, Y3, Y3
+	VPSRLD       $31, Y3, Y3
+	TESTQ        CX, CX
+	JZ           done
+
+loop:
+	MOVQ         0(DI), AX
+	MULQ         R8
+	SHLQ         $5, DX
+	VPBROADCASTD 12(DI), Y0
+	VPMULLD      Y2, Y0, Y0
+	VPSRLD       $27, Y0, Y0
+	VPSLLVD      Y0, Y3, Y0
+	VMOVDQU      (SI)(DX*1), Y1
+	VPTEST       Y0, Y1
+	SETCS        (R9)
+	ADDQ         $16, DI
+	INCQ         R9
+	DECQ         CX
+	JNZ          loop
+
+done:
+	VZEROUPPER
+	RET

@@ -45,9 +45,15 @@ func (s Split) ContainsBatch(ds []hashing.Digest, found []bool) {
 		}
 		return
 	}
+	if useAVX2 && len(ds) > 0 {
+		s.groups(ds, func(lo, hi int) {
+			splitContainsBatchAVX2(&s.Words[0], s.Blocks, &ds[lo], hi-lo, &found[lo])
+		})
+		return
+	}
 	s.groups(ds, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			found[i] = splitTest(splitBlock(s.Words, s.Blocks, ds[i].H1), laneKey(ds[i]))
+			found[i] = splitContains(splitBlock(s.Words, s.Blocks, ds[i].H1), laneKey(ds[i]))
 		}
 	})
 }

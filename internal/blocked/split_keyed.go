@@ -17,30 +17,31 @@ import (
 // ContainsKey reports whether key may have been added: Contains of its
 // digest under hash.
 func (s Split) ContainsKey(hash *hashing.Hasher, key []byte) bool {
-	return SplitContainsKey(Filter(s), hash, key)
+	return SplitContainsKey((*Filter)(&s), hash, key)
 }
 
-// SplitContainsKey is Split(t).ContainsKey, as a function of the type of
-// the method expression Filter.ContainsKey, so that a caller can hold
+// SplitContainsKey is Split(*t).ContainsKey, as a function of the type of
+// the method expression (*Filter).ContainsKey, so that a caller can hold
 // either layout's lookup in one func value and call it without a branch or
 // a second call (partitioned.Filter does: its Contains stays small enough
-// to be inlined). It reads t's fields where they arrive: converting t to
-// a Split in a local first copied it to the stack and made the lookup
-// twice as slow (a store-forwarding stall, most likely).
-func SplitContainsKey(t Filter, hash *hashing.Hasher, key []byte) bool {
+// to be inlined). The filter comes by pointer: passed by value, its five
+// words were copied through the stack at every call.
+//
+// The common case, scheme 2 and an open filter, takes no branch into the
+// others' code: they are in splitContainsKeySlow, so that nothing is
+// spilled to the stack on the way to the block.
+func SplitContainsKey(t *Filter, hash *hashing.Hasher, key []byte) bool {
+	if hash.Scheme() != hashing.Scheme2 || len(t.Words) == 0 {
+		return splitContainsKeySlow(t, hash, key)
+	}
 	var h uint64
 	switch {
-	case hash.Scheme() != hashing.Scheme2:
-		return Split(t).Contains(hash.Sum(key))
 	case hashing.Short(len(key)):
 		h = hash.Sum9to16(key)
 	case hashing.Medium(len(key)):
 		h = hash.Sum17to128(key)
 	default:
 		h = hash.Sum64(key)
-	}
-	if len(t.Words) == 0 {
-		return true // a closed filter rules nothing out
 	}
 	x, blk := uint32(hashing.Mix(h)>>32), splitBlock(t.Words, t.Blocks, h)
 	if useAVX2 {
@@ -51,6 +52,15 @@ func SplitContainsKey(t Filter, hash *hashing.Hasher, key []byte) bool {
 	missing |= wordMask(x, salt4, salt5) &^ atomic.LoadUint64(&blk[2])
 	missing |= wordMask(x, salt6, salt7) &^ atomic.LoadUint64(&blk[3])
 	return missing == 0
+}
+
+// splitContainsKeySlow is SplitContainsKey for scheme 1 and for a closed
+// filter.
+func splitContainsKeySlow(t *Filter, hash *hashing.Hasher, key []byte) bool {
+	if len(t.Words) == 0 {
+		return true // a closed filter rules nothing out
+	}
+	return Split(*t).Contains(hash.Sum(key))
 }
 
 // AddKey adds key and reports whether it was new: Add of its digest under
@@ -76,16 +86,17 @@ func (s Split) AddKey(hash *hashing.Hasher, key []byte) bool {
 // AddKeyPlain is AddKey with plain stores (AddPlain): for one goroutine
 // that builds a filter nobody else uses meanwhile.
 func (s Split) AddKeyPlain(hash *hashing.Hasher, key []byte) bool {
-	return SplitAddKeyPlain(Filter(s), hash, key)
+	return SplitAddKeyPlain((*Filter)(&s), hash, key)
 }
 
-// SplitAddKeyPlain is Split(t).AddKeyPlain, of the type of the method
-// expression Filter.AddKeyPlain (see SplitContainsKey).
-func SplitAddKeyPlain(t Filter, hash *hashing.Hasher, key []byte) bool {
+// SplitAddKeyPlain is Split(*t).AddKeyPlain, of the type of the method
+// expression (*Filter).AddKeyPlain (see SplitContainsKey).
+func SplitAddKeyPlain(t *Filter, hash *hashing.Hasher, key []byte) bool {
+	if hash.Scheme() != hashing.Scheme2 || len(t.Words) == 0 {
+		return splitAddKeyPlainSlow(t, hash, key)
+	}
 	var h uint64
 	switch {
-	case hash.Scheme() != hashing.Scheme2:
-		return Split(t).AddPlain(hash.Sum(key))
 	case hashing.Short(len(key)):
 		h = hash.Sum9to16(key)
 	case hashing.Medium(len(key)):
@@ -93,12 +104,18 @@ func SplitAddKeyPlain(t Filter, hash *hashing.Hasher, key []byte) bool {
 	default:
 		h = hash.Sum64(key)
 	}
-	if len(t.Words) == 0 {
-		return false
-	}
 	x, blk := uint32(hashing.Mix(h)>>32), splitBlock(t.Words, t.Blocks, h)
 	m0, m1, m2, m3 := wordMask(x, salt0, salt1), wordMask(x, salt2, salt3), wordMask(x, salt4, salt5), wordMask(x, salt6, salt7)
 	w0, w1, w2, w3 := blk[0], blk[1], blk[2], blk[3]
 	blk[0], blk[1], blk[2], blk[3] = w0|m0, w1|m1, w2|m2, w3|m3
 	return m0&^w0|m1&^w1|m2&^w2|m3&^w3 != 0
+}
+
+// splitAddKeyPlainSlow is SplitAddKeyPlain for scheme 1 and for a closed
+// filter.
+func splitAddKeyPlainSlow(t *Filter, hash *hashing.Hasher, key []byte) bool {
+	if len(t.Words) == 0 {
+		return false
+	}
+	return Split(*t).AddPlain(hash.Sum(key))
 }

@@ -235,3 +235,43 @@ func TestSplitAVX2MatchesScalar(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitBatchAVX2MatchesScalar pins the AVX2 batch lookup to the scalar
+// one digest by digest: filters of 1 to 5000 blocks filled to several
+// loads, batches of every length from 0 to 70 (shorter and longer than a
+// Group), half of the digests added. Skipped where the CPU has no AVX2.
+func TestSplitBatchAVX2MatchesScalar(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2 on this CPU: the scalar lookup is the only one")
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, blocks := range []uint64{1, 2, 3, 7, 64, 1000, 5000} {
+		for _, load := range []uint64{1, 4, 16, 40} {
+			s := newSplit(blocks)
+			for range blocks * load {
+				s.Add(hashing.Digest{H1: r.Uint64(), H2: r.Uint64() | 1})
+			}
+			for n := 0; n <= 70; n++ {
+				ds := make([]hashing.Digest, n)
+				for i := range ds {
+					ds[i] = hashing.Digest{H1: r.Uint64(), H2: r.Uint64() | 1}
+					if i%2 == 0 {
+						s.Add(ds[i])
+					}
+				}
+				found := make([]bool, n+1)
+				found[n] = true // past the batch: must stay as it was
+				if n > 0 {
+					splitContainsBatchAVX2(&s.Words[0], s.Blocks, &ds[0], n, &found[0])
+				}
+				for i, d := range ds {
+					want := splitContains(splitBlock(s.Words, s.Blocks, d.H1), laneKey(d))
+					if found[i] != want {
+						t.Fatalf("blocks %d, load %d, batch %d, digest %d: AVX2 batch %v, scalar %v", blocks, load, n, i, found[i], want)
+					}
+				}
+				require.True(t, found[n], "the batch wrote past its end")
+			}
+		}
+	}
+}
