@@ -92,41 +92,52 @@ func TestBuildPublishesAtomically(t *testing.T) {
 }
 
 // TestBuildMatchesAdd: build fills a new file of every variant that has a
-// single-writer Builder (standard, partitioned, counting) with it; the file
-// is the one Filter.Add makes of the same keys (every word, and the count in
-// its header, which the Builder reaches only when flushed before the
-// publish).
+// single-writer Builder (standard, partitioned, counting) with it, and a
+// scalable one with TryAdd; the file is the one Filter.Add makes of the
+// same keys (every word, and the count in its header, which the Builder
+// reaches only when flushed before the publish). The input spans several
+// chunks of more than 4,096 keys each (a partitioned build hands each
+// chunk's digests to Builder.AddDigests at once), and the file is the same
+// with -n, counted (no -n) and with -strict (one key at a time).
 func TestBuildMatchesAdd(t *testing.T) {
-	lines := keyLines("u", 20000) + keyLines("u", 300) // repeats are not new
-	keys := strings.Split(strings.TrimSuffix(lines, "\n"), "\n")
+	tinyChunks(t, 64<<10)                                        // 8,000 to 10,000 keys a chunk
+	lines := keyLines("u", 20000) + keyLines("u", 300)           // repeats are not new
+	keys := strings.Split(strings.TrimSuffix(lines, "\n"), "\n") // 20,300 lines in 3 chunks
 	payload := func(f filter) []byte {
 		var b bytes.Buffer
 		_, err := f.(io.WriterTo).WriteTo(&b)
 		require.NoError(t, err)
 		return b.Bytes()[mmapstore.PayloadOffset:]
 	}
-	for _, name := range []string{"standard", "partitioned", "counting"} {
-		t.Run(name, func(t *testing.T) {
-			v, err := variantByName(name)
-			require.NoError(t, err)
-			dir := t.TempDir()
-			writeFile(t, filepath.Join(dir, "keys.txt"), lines)
-			out := bkIn(t, dir, "", "build", "-variant", name, "-n", "20000", "-p", "0.001", "-o", "f.bloom", "keys.txt").ok(t)
-			got, err := v.open(filepath.Join(dir, "f.bloom"), true)
-			require.NoError(t, err)
-			defer got.Close()
+	for _, name := range []string{"standard", "partitioned", "counting", "scalable"} {
+		for _, form := range []struct {
+			name  string
+			flags []string
+			n     uint64
+		}{{"-n", []string{"-n", "20000"}, 20000}, {"counted", nil, 20300}, {"-strict", []string{"-n", "20000", "-strict"}, 20000}} {
+			t.Run(name+"/"+form.name, func(t *testing.T) {
+				v, err := variantByName(name)
+				require.NoError(t, err)
+				dir := t.TempDir()
+				writeFile(t, filepath.Join(dir, "keys.txt"), lines)
+				args := append(append([]string{"build", "-variant", name}, form.flags...), "-p", "0.001", "-o", "f.bloom", "keys.txt")
+				out := bkIn(t, dir, "", args...).ok(t)
+				got, err := v.open(filepath.Join(dir, "f.bloom"), true)
+				require.NoError(t, err)
+				defer got.Close()
 
-			want, err := v.new(20000, 0.001)
-			require.NoError(t, err)
-			for _, k := range keys {
-				want.Add([]byte(k))
-			}
-			require.Equal(t, want.Added(), got.Added(), "the header's count")
-			if name != "counting" { // counting's Added counts every Add
-				require.Contains(t, out, fmt.Sprintf("filter of 20300 keys (%d distinct by the filter)", want.Added()))
-				require.Greater(t, want.Added(), uint64(19900), "at most a few keys of 20000 are false positives at 0.1%")
-			}
-			require.True(t, bytes.Equal(payload(want), payload(got)), "the same payload")
-		})
+				want, err := v.new(form.n, 0.001)
+				require.NoError(t, err)
+				for _, k := range keys {
+					want.Add([]byte(k))
+				}
+				require.Equal(t, want.Added(), got.Added(), "the header's count")
+				if name != "counting" { // counting's Added counts every Add
+					require.Contains(t, out, fmt.Sprintf("filter of 20300 keys (%d distinct by the filter)", want.Added()))
+					require.Greater(t, want.Added(), uint64(19900), "at most a few keys of 20000 are false positives at 0.1%")
+				}
+				require.True(t, bytes.Equal(payload(want), payload(got)), "the same payload")
+			})
+		}
 	}
 }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -33,8 +34,8 @@ func putHex(b []byte, x uint64) {
 const urlPrefix = "https://www.example.com/catalog/"
 
 // generate writes n distinct lines of the kind ("url": 56-byte URL lines;
-// "key16": 16 hex digits and a LF) to w.
-func generate(w io.Writer, kind string, n uint64) error {
+// "key16": 16 hex digits and a LF) to w, or stops with ctx's error.
+func generate(ctx context.Context, w io.Writer, kind string, n uint64) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	var line []byte
 	switch kind {
@@ -49,6 +50,9 @@ func generate(w io.Writer, kind string, n uint64) error {
 	}
 	line[len(line)-1] = '\n'
 	for i := uint64(0); i < n; i++ {
+		if i&(1<<20-1) == 0 && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		if kind == "url" {
 			putHex(line[32:48], mix(i))
 			d := strconv.AppendUint(nil, 100000+i%100000, 10)
@@ -76,7 +80,7 @@ func genMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := generate(f, args[0], n); err != nil {
+	if err := generate(context.Background(), f, args[0], n); err != nil {
 		f.Close()
 		return err
 	}

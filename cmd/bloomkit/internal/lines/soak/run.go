@@ -4,10 +4,13 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -39,6 +42,10 @@ func runMain(args []string) error {
 	if *readers < 1 || *publishes < 0 {
 		return fmt.Errorf("-readers must be at least 1 and -publishes at least 0")
 	}
+	// Ctrl-C or a kill ends the run like a failed step: the step's command
+	// is stopped and the files are removed (the deferred removes run).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	keys := filepath.Join(*dir, "soak-keys.txt")
 	gz := keys + ".gz"
 	out := filepath.Join(*dir, "soak.bloom")
@@ -48,7 +55,7 @@ func runMain(args []string) error {
 		defer os.Remove(out)
 	}
 	start := time.Now()
-	if err := genFile(keys, count); err != nil {
+	if err := genFile(ctx, keys, count); err != nil {
 		return err
 	}
 	fmt.Printf("generated %d keys in %.1f s\n", count, time.Since(start).Seconds())
@@ -65,7 +72,7 @@ func runMain(args []string) error {
 		{"test -absent of every key", fmt.Sprintf("%q test -absent %q -f %q", *bk, out, keys), 1},
 	}
 	for _, s := range steps {
-		if err := step(s.name, s.cmd, s.want, count); err != nil {
+		if err := step(ctx, s.name, s.cmd, s.want, count); err != nil {
 			return err
 		}
 	}
@@ -74,9 +81,10 @@ func runMain(args []string) error {
 	}
 	rebuild := fmt.Sprintf("%q build -variant partitioned -n %d -p %s -o %q %q", *bk, count, *p, out, keys)
 	return serveStep(serveConfig{
+		ctx:    ctx,
 		filter: out, n: count, readers: *readers, publishes: *publishes,
 		rebuild: func(pub int) error {
-			return step(fmt.Sprintf("rebuild %d while serving", pub), rebuild, 0, count)
+			return step(ctx, fmt.Sprintf("rebuild %d while serving", pub), rebuild, 0, count)
 		},
 		poll: 100 * time.Millisecond, swapWait: time.Minute,
 	})
@@ -91,17 +99,20 @@ func serveStep(cfg serveConfig) error {
 	if err != nil {
 		return err
 	}
+	if err := cfg.ctx.Err(); err != nil {
+		return fmt.Errorf("serving: interrupted: %w", context.Cause(cfg.ctx))
+	}
 	fmt.Printf("serving: %s, peak RSS of the serving process %.0f MiB\n", res, peakRSS())
 	return res.check(cfg.publishes)
 }
 
-// genFile writes count key16 lines to path.
-func genFile(path string, count uint64) error {
+// genFile writes count key16 lines to path, or stops when ctx is done.
+func genFile(ctx context.Context, path string, count uint64) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := generate(f, "key16", count); err != nil {
+	if err := generate(ctx, f, "key16", count); err != nil {
 		f.Close()
 		return err
 	}
@@ -110,14 +121,22 @@ func genFile(path string, count uint64) error {
 
 // step runs cmd with bash, checks its exit status, and prints its wall
 // time, keys/s, CPU use (user+system over wall) and peak RSS. test -absent
-// exits 1 when it prints no key: zero false negatives.
-func step(name, cmd string, want int, count uint64) error {
-	c := exec.Command("bash", "-c", cmd)
+// exits 1 when it prints no key: zero false negatives. cmd runs in a
+// process group of its own, which gets SIGTERM when ctx is done (bash
+// would not pass a signal on to the bloomkit and zcat it runs).
+func step(ctx context.Context, name, cmd string, want int, count uint64) error {
+	c := exec.CommandContext(ctx, "bash", "-c", cmd)
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGTERM) }
+	c.WaitDelay = time.Minute
 	var stdout, stderr bytes.Buffer
 	c.Stdout, c.Stderr = &stdout, &stderr
 	start := time.Now()
 	err := c.Run()
 	wall := time.Since(start).Seconds()
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: interrupted: %w", name, errors.Join(context.Cause(ctx), err))
+	}
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()

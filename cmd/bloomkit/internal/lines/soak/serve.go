@@ -20,6 +20,9 @@ import (
 // key file through a Live of filter while rebuild publishes a new filter of
 // the same keys at filter, publishes times.
 type serveConfig struct {
+	// ctx, when done (a signal), ends the serving phase after the rebuild
+	// under way (nil: never).
+	ctx       context.Context
 	filter    string
 	n         uint64 // keys 0..n-1 of generate's key16 kind are in every build
 	readers   int
@@ -108,7 +111,10 @@ func serve(cfg serveConfig, out io.Writer) (serveResult, error) {
 	}
 	defer live.Close()
 	c := &serveCounts{swaps: make([]atomic.Uint64, cfg.readers)}
-	ctx, cancel := context.WithCancel(context.Background())
+	if cfg.ctx == nil {
+		cfg.ctx = context.Background()
+	}
+	ctx, cancel := context.WithCancel(cfg.ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -126,14 +132,14 @@ func serve(cfg serveConfig, out io.Writer) (serveResult, error) {
 		time.Sleep(time.Millisecond)
 	}
 	start := time.Now()
-	for pub := 1; pub <= cfg.publishes; pub++ {
+	for pub := 1; pub <= cfg.publishes && ctx.Err() == nil; pub++ {
 		if err := cfg.rebuild(pub); err != nil {
 			c.errors.Add(1)
 			fmt.Fprintf(out, "    rebuild %d: %v\n", pub, err)
 			continue
 		}
 		deadline := time.Now().Add(cfg.swapWait)
-		for minSwaps(c) < uint64(pub) && time.Now().Before(deadline) {
+		for minSwaps(c) < uint64(pub) && time.Now().Before(deadline) && ctx.Err() == nil {
 			time.Sleep(time.Millisecond)
 		}
 		fmt.Fprintf(out, "    publish %d: served by %d of %d readers\n", pub, readersAt(c, uint64(pub)), cfg.readers)
