@@ -59,7 +59,10 @@
 //
 // A Builder (Filter.Builder) adds with plain stores instead of atomic ORs,
 // for the one goroutine that builds a filter while nothing else uses it;
-// it sets exactly the bits Add sets.
+// it sets exactly the bits Add sets. Builder.Parts divides that work over
+// several goroutines by block range, still with plain stores and still
+// with the bits and count of one goroutine (bloomkit build uses one part
+// per core).
 //
 // # Files
 //

@@ -6,8 +6,11 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"time"
 
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/mmapstore"
 	"github.com/bloomkit/bloomkit/partitioned"
 )
@@ -158,4 +161,33 @@ func ExampleParquetCheck() {
 	// Output:
 	// alice true
 	// bob false
+}
+
+// Fill a filter on several goroutines at once, with plain stores: each
+// part of the Builder owns a range of blocks and is given every batch of
+// digests in the same order, so the filter (bits and count) is exactly the
+// one a single goroutine would build.
+func ExampleBuilder_Parts() {
+	f, err := partitioned.New(100_000, 0.01)
+	if err != nil {
+		log.Fatal(err)
+	}
+	batch := make([]bloomkit.Digest, 0, 100_000)
+	for i := range 100_000 {
+		batch = append(batch, f.Hash(fmt.Appendf(nil, "key-%d", i)))
+	}
+	b := f.Builder()
+	parts := b.Parts(runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for _, p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.AddDigests(batch) // adds the digests of p's blocks only
+		}()
+	}
+	wg.Wait()
+	b.Flush() // the parts' counts reach Added
+	fmt.Println(f.ContainsString("key-99999"), f.Added() > 99_000)
+	// Output: true true
 }
