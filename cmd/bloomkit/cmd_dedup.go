@@ -300,9 +300,7 @@ func (d *deduper) recordAll() error {
 // watchNew tells the capacity watch of n new lines recorded.
 func (d *deduper) watchNew(n int) {
 	if d.watch != nil {
-		for range n {
-			d.watch.added(true)
-		}
+		d.watch.addedNew(uint64(n))
 	}
 }
 
