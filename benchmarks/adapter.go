@@ -33,6 +33,17 @@ type BatchFilter interface {
 	ContainsMany(keys [][]byte, found []bool) []bool
 }
 
+// Prefaulter is a Filter that can fault in its arrays: write every word
+// without changing it. The kernel maps a fresh page on its first write, and
+// a large Go allocation is fresh pages, so the first adds to a new filter
+// also pay those page faults; a C++ filter's constructor zeroes its array
+// (touching every page) before any add is timed. BenchmarkDuel's op=add
+// calls Prefault on each fresh filter before the clock starts.
+type Prefaulter interface {
+	Filter
+	Prefault()
+}
+
 // FileFilter is a Filter that can be written to a file that Variant.Open
 // maps.
 type FileFilter interface {

@@ -17,6 +17,10 @@ func (p partitionedFilter) ContainsMany(keys [][]byte, found []bool) []bool {
 	return p.f.ContainsMany(keys, found)
 }
 
+// Prefault writes every word (an AND of the filter with itself: the bits
+// stay as they are).
+func (p partitionedFilter) Prefault() { _ = p.f.Intersect(p.f) }
+
 // partitionedBuilder adds through a partitioned.Builder: plain stores, for
 // the one goroutine that builds a filter alone (the CLI's build). Lookups
 // are the filter's own.

@@ -13,6 +13,10 @@ func (s standardFilter) Contains(key []byte) bool    { return s.f.Contains(key) 
 func (s standardFilter) Bytes() uint64               { return s.f.Bytes() }
 func (s standardFilter) WriteFile(path string) error { return s.f.WriteFile(path) }
 
+// Prefault writes every word (an AND of the filter with itself: the bits
+// stay as they are).
+func (s standardFilter) Prefault() { _ = s.f.Intersect(s.f) }
+
 // standardBuilder adds through a standard.Builder: plain loads and stores,
 // for the one goroutine that builds a filter alone (the CLI's build).
 // Lookups are the filter's own.

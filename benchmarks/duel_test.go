@@ -22,6 +22,12 @@ import (
 // keys to an empty filter for n keys (a fresh one, untimed, when it holds
 // n). Variants whose lookups are another's (the *-builder ones) are
 // measured for adds only.
+//
+// A fresh filter is prefaulted before its first timed add (Prefaulter, for
+// the variants that offer it; -duel-prefault=false leaves the pages to be
+// faulted in by the timed adds, as a Go allocation comes), and op=add
+// reports each variant's minor page faults per turn of adds
+// (<name>-faults/turn; Linux only), which shows a variant left without it.
 var flagDuel = flag.String("duel", "partitioned,partitioned-builder,blobloom", "comma-separated variants for BenchmarkDuel; ratios are to the last")
 
 // -duel-ops adds the batch forms: op=batch-hit and op=batch-miss look up a
@@ -29,6 +35,11 @@ var flagDuel = flag.String("duel", "partitioned,partitioned-builder,blobloom", "
 // AddMany call, for the variants that offer them (others are left out of
 // those ops, so the ratios are to the last variant that offers them).
 var flagDuelOps = flag.String("duel-ops", "hit,miss,add", "comma-separated ops for BenchmarkDuel: hit, miss, add, batch-hit, batch-miss, batch-add")
+
+// -duel-prefault: whether op=add faults in a fresh filter's pages before
+// the clock (the default), as a C++ filter's constructor does by zeroing its
+// array.
+var flagDuelPrefault = flag.Bool("duel-prefault", true, "BenchmarkDuel op=add: prefault each fresh filter (Prefaulter) before timing adds to it")
 
 func BenchmarkDuel(b *testing.B) {
 	var vs []*Variant
@@ -46,6 +57,7 @@ func BenchmarkDuel(b *testing.B) {
 			b.Run(w.String()+"/op="+op, func(b *testing.B) {
 				var run []func() float64 // one turn of each variant; ns/key
 				var names []string
+				var faults []*int64 // op=add: each variant's minor faults in its timed adds
 				batch := strings.HasPrefix(op, "batch-")
 				for _, v := range vs {
 					if !strings.HasSuffix(op, "add") && strings.HasSuffix(v.Name, "-builder") {
@@ -62,7 +74,8 @@ func BenchmarkDuel(b *testing.B) {
 							}
 						}
 						names = append(names, v.Name)
-						run = append(run, addTurns(b, v, w, turn, batch))
+						faults = append(faults, new(int64))
+						run = append(run, addTurns(b, v, w, turn, batch, faults[len(faults)-1]))
 						continue
 					}
 					f, pools := duelBuilt(b, v, w)
@@ -94,6 +107,9 @@ func BenchmarkDuel(b *testing.B) {
 				for i, name := range names {
 					m := median(times[i])
 					b.ReportMetric(m, name+"-ns/key")
+					if faults != nil {
+						b.ReportMetric(float64(*faults[i])/float64(len(times[i])), name+"-faults/turn")
+					}
 					if i < len(names)-1 {
 						b.ReportMetric(m/last, fmt.Sprintf("%s/%s", name, names[len(names)-1]))
 					}
@@ -182,9 +198,11 @@ func batchLookupTurns(f BatchFilter, keys KeySet, turn int) func() float64 {
 
 // addTurns returns a function that adds the next turn new keys to v's
 // filter for w and returns the time per key; the filter is replaced by an
-// empty one, untimed, when it holds n keys. With batch, a turn is one
-// AddMany call (v's filter must be a BatchAdder).
-func addTurns(b *testing.B, v *Variant, w Workload, turn int, batch bool) func() float64 {
+// empty one, untimed (and prefaulted, with -duel-prefault, if v's filters
+// are Prefaulters), when it holds n keys. With batch, a turn is one
+// AddMany call (v's filter must be a BatchAdder). It adds the minor page
+// faults of its timed adds to *faults.
+func addTurns(b *testing.B, v *Variant, w Workload, turn int, batch bool, faults *int64) func() float64 {
 	var f Filter
 	var s *KeyStream
 	var chunk [][]byte
@@ -197,11 +215,15 @@ func addTurns(b *testing.B, v *Variant, w Workload, turn int, batch bool) func()
 				b.Fatal(err)
 			}
 			s, left, chunk = NewKeyStream(w.Keys, SetPositive, 0, w.N), w.N, nil
+			if pf, ok := f.(Prefaulter); ok && *flagDuelPrefault {
+				pf.Prefault()
+			}
 		}
 		if len(chunk) < turn {
 			chunk = s.Next()
 		}
 		c := chunk[:min(turn, len(chunk))]
+		f0 := minorFaults()
 		start := time.Now()
 		if batch {
 			f.(BatchAdder).AddMany(c)
@@ -211,6 +233,7 @@ func addTurns(b *testing.B, v *Variant, w Workload, turn int, batch bool) func()
 			}
 		}
 		ns := float64(time.Since(start).Nanoseconds()) / float64(len(c))
+		*faults += minorFaults() - f0
 		chunk, left = chunk[len(c):], left-uint64(len(c))
 		return ns
 	}

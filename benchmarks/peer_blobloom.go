@@ -18,6 +18,10 @@ func (b blobloomFilter) Add(key []byte)           { b.f.Add(xxh3.Hash(key)) }
 func (b blobloomFilter) Contains(key []byte) bool { return b.f.Has(xxh3.Hash(key)) }
 func (b blobloomFilter) Bytes() uint64            { return b.f.NumBits() / 8 }
 
+// Prefault writes every block (a union of the filter with itself: the bits
+// stay as they are).
+func (b blobloomFilter) Prefault() { b.f.Union(b.f) }
+
 func init() {
 	register(&Variant{
 		Name:              "blobloom",
