@@ -211,6 +211,7 @@ func TestSurvivesTimeoutsTwoSignals(t *testing.T) {
 func timeoutOnFIFO(t *testing.T, dir string, args []string) result {
 	fifo := filepath.Join(dir, "keys.fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	skipUnderRace(t)
 	cmd := exec.Command("timeout", append([]string{"--preserve-status", "-s", "INT", "0.5", bloomkitBin}, args...)...)
 	cmd.Dir = dir
 	var stdout, stderr strings.Builder

@@ -42,6 +42,7 @@ func stalledCommon(t *testing.T, tmp string, wrap func(args ...string) *exec.Cmd
 	writeFile(t, a, gz.String())
 	fifo := filepath.Join(dir, "fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	skipUnderRace(t)
 	s.cmd = wrap(bloomkitBin, "common", "-mem", "1MiB", "-tmp", tmp, a, fifo)
 	s.cmd.Stdout, s.cmd.Stderr = &s.stdout, &s.stderr
 	require.NoError(t, s.cmd.Start())

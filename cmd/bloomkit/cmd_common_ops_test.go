@@ -100,6 +100,7 @@ func TestCommonInputReplaced(t *testing.T) {
 			require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
+			skipUnderRace(t)
 			cmd := exec.CommandContext(ctx, bloomkitBin, "common", "-mem", "1MiB", "-tmp", tmp, a, fifo)
 			var o, e bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &o, &e
@@ -161,6 +162,7 @@ func TestCommonSameFile(t *testing.T) {
 					args[i] = fifo
 				}
 			}
+			skipUnderRace(t)
 			cmd := exec.CommandContext(ctx, bloomkitBin, args...)
 			cmd.Dir = dir
 			var o, e bytes.Buffer
@@ -211,6 +213,7 @@ func TestCommonOpenFileLimit(t *testing.T) {
 	require.NoError(t, zw.Close())
 	writeFile(t, paths[0]+".gz", gz.String()) // its line count unknown: 128 partitions
 	tmp := t.TempDir()
+	skipUnderRace(t)
 	cmd := exec.Command(prlimit, "--nofile=100:100", bloomkitBin, "common", "-v", "-mem", "1MiB", "-tmp", tmp, paths[0]+".gz", paths[1])
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e

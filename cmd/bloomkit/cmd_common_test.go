@@ -231,7 +231,7 @@ func TestCommonDevFd(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := []string{"common", "-mem", tc.mem, "-tmp", t.TempDir()}
-			cmd := exec.Command(bloomkitBin)
+			cmd := bkCommand(t)
 			argFiles := slices.Clone(paths)
 			for _, i := range tc.pipes {
 				r, w, err := os.Pipe()
@@ -275,6 +275,7 @@ func TestCommonFIFO(t *testing.T) {
 			w.Close()
 		}()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		skipUnderRace(t)
 		cmd := exec.CommandContext(ctx, bloomkitBin, "common", "-mem", mem, "-tmp", t.TempDir(), paths[0], fifo, paths[2])
 		var e bytes.Buffer
 		cmd.Stderr = &e
@@ -309,7 +310,7 @@ func TestCommonSignals(t *testing.T) {
 			tmp := t.TempDir()
 			fifo := filepath.Join(t.TempDir(), "fifo")
 			require.NoError(t, syscall.Mkfifo(fifo, 0o600))
-			cmd := exec.Command(bloomkitBin, "common", "-mem", "1MiB", "-tmp", tmp, paths[0], fifo)
+			cmd := bkCommand(t, "common", "-mem", "1MiB", "-tmp", tmp, paths[0], fifo)
 			var e bytes.Buffer
 			cmd.Stderr = &e
 			require.NoError(t, cmd.Start())
@@ -349,7 +350,7 @@ func TestCommonStdoutClosed(t *testing.T) {
 	files := commonFiles(17, 2, 40000)
 	paths := writeCommonFiles(t, t.TempDir(), files)
 	tmp := t.TempDir()
-	cmd := exec.Command(bloomkitBin, "common", "-mem", "1MiB", "-tmp", tmp, paths[0], paths[1])
+	cmd := bkCommand(t, "common", "-mem", "1MiB", "-tmp", tmp, paths[0], paths[1])
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	var e bytes.Buffer

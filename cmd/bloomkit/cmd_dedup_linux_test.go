@@ -81,7 +81,7 @@ func TestDedupClosedStdout(t *testing.T) {
 	input, set := dedupInput(300_000)
 	dir := t.TempDir()
 	args := []string{"dedup", "-state", "seen.bloom", "-n", "1e6", "-p", "1e-9"}
-	cmd := exec.Command(bloomkitBin, args...)
+	cmd := bkCommand(t, args...)
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(input)
 	var stderr bytes.Buffer
@@ -112,7 +112,7 @@ func TestDedupClosedStdout(t *testing.T) {
 // records the lines soon after.
 func TestDedupPrintsAsItReads(t *testing.T) {
 	dir := t.TempDir()
-	cmd := exec.Command(bloomkitBin, "dedup", "-state", "seen.bloom", "-n", "1000")
+	cmd := bkCommand(t, "dedup", "-state", "seen.bloom", "-n", "1000")
 	cmd.Dir = dir
 	in, err := cmd.StdinPipe()
 	require.NoError(t, err)

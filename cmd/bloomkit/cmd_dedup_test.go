@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +18,7 @@ import (
 // the lines pass the capacity, while the pipe is still open.
 func TestDedupWarnsWhenCapacityIsCrossed(t *testing.T) {
 	dir := t.TempDir()
-	cmd := exec.Command(bloomkitBin, "dedup", "-n", "1000", "-state", "seen.bloom")
+	cmd := bkCommand(t, "dedup", "-n", "1000", "-state", "seen.bloom")
 	cmd.Dir = dir
 	stdin, err := cmd.StdinPipe()
 	require.NoError(t, err)

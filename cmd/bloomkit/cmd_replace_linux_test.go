@@ -19,7 +19,7 @@ import (
 // function that waits for the process and returns its result.
 func startAdd(t *testing.T, dir, file string) (io.WriteCloser, func() result) {
 	t.Helper()
-	cmd := exec.Command(bloomkitBin, "add", file)
+	cmd := bkCommand(t, "add", file)
 	cmd.Dir = dir
 	in, err := cmd.StdinPipe()
 	require.NoError(t, err)

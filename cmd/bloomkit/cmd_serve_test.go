@@ -90,7 +90,7 @@ func TestServeBinary(t *testing.T) {
 	dir, addr := t.TempDir(), freePort(t)
 	pass := filepath.Join(t.TempDir(), "pass")
 	require.NoError(t, os.WriteFile(pass, []byte("pw\n"), 0o600))
-	cmd := exec.Command(bloomkitBin, "serve", "-dir", dir, "-addr", addr, "-requirepass-file", pass)
+	cmd := bkCommand(t, "serve", "-dir", dir, "-addr", addr, "-requirepass-file", pass)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Start())

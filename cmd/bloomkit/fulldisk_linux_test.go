@@ -18,6 +18,7 @@ import (
 //   - add to a scalable filter whose growth meets the full disk exited 0
 //     with no message while the filter overfilled. Now it fails, saying why.
 func TestAddOnFullDisk(t *testing.T) {
+	skipUnderRace(t) // its child adds through the built binary
 	filtertest.OnSmallDisk(t, 4<<20, func(t *testing.T, dir, fsType string) {
 		elsewhere := t.TempDir() // on the real disk
 		bk(t, elsewhere, "", "create", "-n", "4000000", "big.bloom").ok(t)

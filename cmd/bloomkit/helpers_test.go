@@ -26,7 +26,7 @@ type proc struct {
 // writes to (p.stdin), otherwise it is empty. extra become fds 3, 4, ...
 func startBK(t *testing.T, dir string, pipeIn bool, extra []*os.File, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(bloomkitBin, args...)}
+	p := &proc{cmd: bkCommand(t, args...)}
 	p.cmd.Dir = dir
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	p.cmd.ExtraFiles = extra

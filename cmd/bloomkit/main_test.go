@@ -36,15 +36,34 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// skipUnderRace skips a test that runs the built binary when the race
+// detector is on: the binary is not instrumented, and the pass without
+// -race runs the test.
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("runs the built binary, which has no race detector: the pass without -race runs it")
+	}
+}
+
+// bkCommand is the command that runs the built binary with args; under
+// the race detector it skips the test (skipUnderRace).
+func bkCommand(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	skipUnderRace(t)
+	return exec.Command(bloomkitBin, args...)
+}
+
 type result struct {
 	stdout, stderr string
 	code           int
 }
 
-// bk runs the binary in dir with stdin.
+// bk runs the binary in dir with stdin. Under the race detector it skips
+// the test (see raceEnabled).
 func bk(t *testing.T, dir, stdin string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(bloomkitBin, args...)
+	cmd := bkCommand(t, args...)
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
 	var o, e bytes.Buffer

@@ -82,6 +82,7 @@ func TestSignalsStopCleanly(t *testing.T) {
 // where namespaces are forbidden, the child lowers RLIMIT_FSIZE instead
 // (EFBIG).
 func TestScalableFullDisk(t *testing.T) {
+	skipUnderRace(t) // its child builds through the built binary
 	if os.Getenv("BLOOMKIT_CLI_FULLDISK") != "" {
 		scalableFullDiskChild(t)
 		return
