@@ -18,10 +18,7 @@ import (
 // in an earlier one. It fails when a digest is added by no part or by two,
 // or out of order within its part.
 func TestPartsMatchOneWriter(t *testing.T) {
-	for _, layout := range []struct {
-		name string
-		opts []Option
-	}{{"512-bit", nil}, {"split", []Option{WithSplitBlock()}}} {
+	for _, layout := range layouts {
 		for _, n := range []int{1, 2, 3, 5} {
 			t.Run(layout.name+"/"+string(rune('0'+n)), func(t *testing.T) {
 				newF := func() *Filter {
@@ -30,17 +27,7 @@ func TestPartsMatchOneWriter(t *testing.T) {
 					return f
 				}
 				one, par := newF(), newF()
-				var ds []bloomkit.Digest
-				for i := uint64(0); i < 20_000; i++ {
-					ds = append(ds, one.Hash(filtertest.Key(make([]byte, 16), 2, i)))
-				}
-				ds = append(ds, ds[:3000]...)
-				want := 0
-				for _, d := range ds {
-					if one.AddDigest(d) {
-						want++
-					}
-				}
+				ds, want := overfilled(one, 2)
 				var batches [][]bloomkit.Digest
 				for lo, size := 0, 1; lo < len(ds); lo, size = lo+size, size*3 {
 					batches = append(batches, ds[lo:min(lo+size, len(ds))])

@@ -14,10 +14,7 @@ import (
 // several sizes. The filter is overfilled five times, so that many keys
 // find their bits already set by the keys before them.
 func TestAddDigestsMatchesOneByOne(t *testing.T) {
-	for _, layout := range []struct {
-		name string
-		opts []Option
-	}{{"512-bit", nil}, {"split", []Option{WithSplitBlock()}}} {
+	for _, layout := range layouts {
 		t.Run(layout.name, func(t *testing.T) {
 			newF := func() *Filter {
 				f, err := New(4_000, 0.01, append([]Option{WithSeed(5)}, layout.opts...)...)
@@ -25,17 +22,7 @@ func TestAddDigestsMatchesOneByOne(t *testing.T) {
 				return f
 			}
 			one, many, atomicMany := newF(), newF(), newF()
-			var ds []bloomkit.Digest
-			for i := uint64(0); i < 20_000; i++ {
-				ds = append(ds, one.Hash(filtertest.Key(make([]byte, 16), 1, i)))
-			}
-			ds = append(ds, ds[:3000]...) // repeats are not new
-			want := 0
-			for _, d := range ds {
-				if one.AddDigest(d) {
-					want++
-				}
-			}
+			ds, want := overfilled(one, 1)
 			b := many.Builder()
 			got := 0
 			for lo, size := 0, 1; lo < len(ds); lo, size = lo+size, size*3 {
@@ -110,4 +97,29 @@ func BenchmarkBuilderAddDigests(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*4600), "ns/digest")
 		})
 	}
+}
+
+// layouts are the two block layouts, as options.
+var layouts = []struct {
+	name string
+	opts []Option
+}{{"512-bit", nil}, {"split", []Option{WithSplitBlock()}}}
+
+// overfilled hashes 20,000 keys of set for a filter of 4,000 (five times
+// its capacity, so many keys find their bits set by keys before them) and
+// 3,000 of them again (repeats are not new), adds them to f one digest
+// after the other, and returns the digests and how many were new.
+func overfilled(f *Filter, set uint64) ([]bloomkit.Digest, int) {
+	var ds []bloomkit.Digest
+	for i := uint64(0); i < 20_000; i++ {
+		ds = append(ds, f.Hash(filtertest.Key(make([]byte, 16), set, i)))
+	}
+	ds = append(ds, ds[:3000]...)
+	want := 0
+	for _, d := range ds {
+		if f.AddDigest(d) {
+			want++
+		}
+	}
+	return ds, want
 }
