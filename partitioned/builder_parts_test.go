@@ -98,12 +98,7 @@ func TestPartsCountReachesSync(t *testing.T) {
 // time per digest.
 func BenchmarkBuilderParts(b *testing.B) {
 	const n = 10_000_000
-	f, err := New(n, 0.01)
-	require.NoError(b, err)
-	ds := make([]bloomkit.Digest, n)
-	for i := range ds {
-		ds[i] = f.Hash(filtertest.Key(make([]byte, 16), 9, uint64(i)))
-	}
+	f, ds := benchDigests(b, n)
 	for _, parts := range []int{1, 2} {
 		b.Run("parts="+string(rune('0'+parts)), func(b *testing.B) {
 			bl := f.Builder()

@@ -71,12 +71,7 @@ func TestAddDigestsNoFalseNegatives(t *testing.T) {
 // Builder.AddDigest one digest at a time. ns/digest is per digest.
 func BenchmarkBuilderAddDigests(b *testing.B) {
 	const n = 10_000_000
-	f, err := New(n, 0.01)
-	require.NoError(b, err)
-	ds := make([]bloomkit.Digest, n)
-	for i := range ds {
-		ds[i] = f.Hash(filtertest.Key(make([]byte, 16), 9, uint64(i)))
-	}
+	f, ds := benchDigests(b, n)
 	for _, mode := range []string{"batch", "one"} {
 		b.Run(mode, func(b *testing.B) {
 			bl := f.Builder()
@@ -122,4 +117,16 @@ func overfilled(f *Filter, set uint64) ([]bloomkit.Digest, int) {
 		}
 	}
 	return ds, want
+}
+
+// benchDigests returns an empty filter for n keys at 1% and the digests of
+// n keys for it, hashed before any timer.
+func benchDigests(b *testing.B, n int) (*Filter, []bloomkit.Digest) {
+	f, err := New(uint64(n), 0.01)
+	require.NoError(b, err)
+	ds := make([]bloomkit.Digest, n)
+	for i := range ds {
+		ds[i] = f.Hash(filtertest.Key(make([]byte, 16), 9, uint64(i)))
+	}
+	return f, ds
 }
