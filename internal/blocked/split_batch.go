@@ -6,10 +6,14 @@ import (
 	"github.com/bloomkit/bloomkit/internal/hashing"
 )
 
-// Warm loads one word of the block of each digest of ds, so their cache
-// misses overlap (see Filter.Warm).
+// Warm starts the cache misses of the blocks of ds, so that they overlap
+// (see Filter.Warm).
 func (s Split) Warm(ds []hashing.Digest) {
-	if len(s.Words) == 0 {
+	if len(s.Words) == 0 || len(ds) == 0 {
+		return
+	}
+	if usePrefetch {
+		prefetchBlocks(&s.Words[0], s.Blocks, splitBlockShift, &ds[0], len(ds))
 		return
 	}
 	var sink uint64
@@ -20,6 +24,9 @@ func (s Split) Warm(ds []hashing.Digest) {
 		touch = sink
 	}
 }
+
+// splitBlockShift is log2 of a split block's bytes.
+const splitBlockShift = 5
 
 // groups calls fn(lo, hi) for each group ds[lo:hi] of Group digests, having
 // warmed the blocks of the group after it first (see Filter.groups).
