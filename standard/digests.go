@@ -6,6 +6,7 @@ import (
 
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit/internal/prefetch"
 )
 
 // warmGroup is how many keys ContainsDigests warms at a time: with k words
@@ -26,6 +27,20 @@ func (f *Filter) ContainsDigests(ds []bloomkit.Digest, found []bool) []bool {
 	}
 	found = found[:len(ds)]
 	words, m, k := f.words, f.geom.M, f.geom.K
+	if usePrefetch && uint64(len(words)) >= (m+63)/64 {
+		// The next group's words are prefetched while this one is tested.
+		prefetch.Positions(words, m, k, ds[:min(warmGroup, len(ds))])
+		for lo := 0; lo < len(ds); lo += warmGroup {
+			hi := min(lo+warmGroup, len(ds))
+			if hi < len(ds) {
+				prefetch.Positions(words, m, k, ds[hi:min(hi+warmGroup, len(ds))])
+			}
+			for i, d := range ds[lo:hi] {
+				found[lo+i] = probe(words, m, k, d)
+			}
+		}
+		return found
+	}
 	for lo := 0; lo < len(ds); lo += warmGroup {
 		group := ds[lo:min(lo+warmGroup, len(ds))]
 		warm(words, m, k, group)
@@ -35,6 +50,11 @@ func (f *Filter) ContainsDigests(ds []bloomkit.Digest, found []bool) []bool {
 	}
 	return found
 }
+
+// usePrefetch: ContainsDigests prefetches the next group's words (package
+// prefetch, on amd64) rather than loading the group's words before it
+// tests them. A variable so that a test can compare the two.
+var usePrefetch = prefetch.Available
 
 // warm loads the k words of each digest of ds (see probe for the bounds).
 func warm(words []uint64, m uint64, k uint32, ds []hashing.Digest) {

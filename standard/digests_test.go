@@ -6,13 +6,23 @@ import (
 
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/internal/filtertest"
+	"github.com/bloomkit/bloomkit/internal/prefetch"
 	"github.com/stretchr/testify/require"
 )
 
 // TestContainsDigestsMatchesOneByOne pins the group lookup to
-// ContainsDigest: half the probes added, half not, group sizes that do and
-// do not divide the batch, and a closed filter, which rules nothing out.
+// ContainsDigest, warming with prefetches (on amd64) and with loads: half
+// the probes added, half not, group sizes that do and do not divide the
+// batch, and a closed filter, which rules nothing out.
 func TestContainsDigestsMatchesOneByOne(t *testing.T) {
+	for _, pf := range []bool{false, true} {
+		usePrefetch = pf && prefetch.Available
+		containsDigestsMatchesOneByOne(t)
+	}
+	usePrefetch = prefetch.Available
+}
+
+func containsDigestsMatchesOneByOne(t *testing.T) {
 	f, err := New(20_000, 0.01, WithSeed(4))
 	require.NoError(t, err)
 	for i := uint64(0); i < 20_000; i++ {
@@ -38,4 +48,43 @@ func TestContainsDigestsMatchesOneByOne(t *testing.T) {
 	for i, ok := range g.ContainsDigests(ds[:100], nil) {
 		require.True(t, ok, "closed filter, digest %d", i)
 	}
+}
+
+// TestBuilderAddDigestsMatchesOneByOne: a Builder's AddDigests, prefetching
+// (on amd64) or not, sets the bits and counts the new keys that AddDigest
+// one digest after the other does, with repeats in the batch, for batch
+// lengths around a group; after Close it writes nothing.
+func TestBuilderAddDigestsMatchesOneByOne(t *testing.T) {
+	for _, pf := range []bool{false, true} {
+		usePrefetch = pf && prefetch.Available
+		for _, n := range []int{0, 1, warmGroup - 1, warmGroup, warmGroup + 1, 5_003} {
+			one, err := New(3_000, 0.01, WithSeed(2))
+			require.NoError(t, err)
+			many, err := New(3_000, 0.01, WithSeed(2))
+			require.NoError(t, err)
+			var ds []bloomkit.Digest
+			for i := uint64(0); i < uint64(n); i++ {
+				ds = append(ds, one.Hash(filtertest.Key(make([]byte, 16), 3, i%4_000)))
+			}
+			want := 0
+			b := one.Builder()
+			for _, d := range ds {
+				if b.AddDigest(d) {
+					want++
+				}
+			}
+			b.Flush()
+			mb := many.Builder()
+			require.Equal(t, want, mb.AddDigests(ds), "prefetch %v, n %d", pf, n)
+			mb.Flush()
+			require.Equal(t, one.words, many.words, "prefetch %v, n %d", pf, n)
+			require.Equal(t, one.Added(), many.Added())
+		}
+	}
+	usePrefetch = prefetch.Available
+	g, err := Create(filepath.Join(t.TempDir(), "f.bloom"), 1_000, 0.01)
+	require.NoError(t, err)
+	b := g.Builder()
+	require.NoError(t, g.Close())
+	require.Zero(t, b.AddDigests([]bloomkit.Digest{g.Hash([]byte("x"))}), "closed: nothing written")
 }

@@ -149,21 +149,21 @@ func (b *builder) changed(added uint64) error {
 // are split (and hashed) on every core; the keys are added in input order
 // on this goroutine, through the variant's Builder (plain stores: the new
 // file is this goroutine's alone until it is published), or with TryAdd
-// for a scalable filter, which grows. A partitioned filter takes a chunk's
-// digests at once (the workers hashed them; the batch adds overlap their
-// cache misses), unless -strict must look at each key before it is added:
-// on one core through Builder.AddDigests, on several through the Builder's
-// parts, one goroutine per block range (partsAdder), which write the same
-// bits and count as one goroutine would.
+// for a scalable filter, which grows. A partitioned or standard filter
+// takes a chunk's digests at once (the workers hashed them; the batch adds
+// overlap their cache misses), unless -strict must look at each key before
+// it is added: through Builder.AddDigests, and for a partitioned filter on
+// several cores through the Builder's parts, one goroutine per block range
+// (partsAdder), which write the same bits and count as one goroutine would.
 func (b *builder) fill(f filter, v *variant, src *lineSource, counted bool) (added, fresh uint64, err error) {
 	bld := builderOf(f)
-	var many *partitioned.Builder
-	if pf, ok := f.(*partitioned.Filter); ok && !*b.strict {
-		many, bld = pf.Builder(), nil
+	var many digestsBuilder
+	if m, ok := bld.(digestsBuilder); ok && !*b.strict {
+		many, bld = m, nil
 	}
 	var parts *partsAdder // many's adds shared by the cores
-	if many != nil && runtime.GOMAXPROCS(0) > 1 {
-		parts = newPartsAdder(many, runtime.GOMAXPROCS(0))
+	if pb, ok := many.(*partitioned.Builder); ok && runtime.GOMAXPROCS(0) > 1 {
+		parts = newPartsAdder(pb, runtime.GOMAXPROCS(0))
 		defer parts.wait() // before the caller closes (or discards) f
 	}
 	hasher, _ := f.(digester)

@@ -264,17 +264,20 @@ func (d *deduper) flush() error {
 }
 
 // recordAll records the lines of buf through the filter's Builder (plain
-// stores; the workers' lookups wait meanwhile): a partitioned filter in
-// groups, by digest (AddDigests overlaps the cache misses). -strict, which
-// must see each line before it is added, and a scalable filter, which has
-// no Builder, record line by line. (Other processes cannot add to a state
+// stores; the workers' lookups wait meanwhile): a partitioned or standard
+// filter in groups, by digest (AddDigests overlaps the cache misses), a
+// counting filter digest by digest. -strict, which must see each line
+// before it is added, and a scalable filter, which has no Builder, record
+// line by line. (Other processes cannot add to a state
 // file: dedup holds its writer lock.)
 func (d *deduper) recordAll() error {
 	if d.builder != nil && (d.watch == nil || !d.watch.strict) {
 		d.mu.Lock()
 		defer d.mu.Unlock()
-		if pb, ok := d.builder.(*partitioned.Builder); ok {
-			d.watchNew(pb.AddDigests(d.digests))
+		if many, ok := d.builder.(digestsBuilder); ok {
+			n := many.AddDigests(d.digests)
+			many.Flush()
+			d.watchNew(n)
 			return nil
 		}
 		n := 0

@@ -42,6 +42,18 @@ type digestBuilder interface {
 	Flush()
 }
 
+// digestsBuilder is a Builder that adds a batch of digests at once,
+// overlapping their cache misses (standard and partitioned).
+type digestsBuilder interface {
+	digestBuilder
+	AddDigests(ds []bloomkit.Digest) int
+}
+
+var (
+	_ digestsBuilder = (*standard.Builder)(nil)
+	_ digestsBuilder = (*partitioned.Builder)(nil)
+)
+
 // builderOf returns f's Builder, for a filter only this goroutine uses, or
 // nil when its variant has none (scalable).
 func builderOf(f filter) digestBuilder {

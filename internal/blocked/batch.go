@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit/internal/prefetch"
 )
 
 // Group is how many keys ContainsBatch and AddBatch warm at a time: about
@@ -17,7 +18,7 @@ var touch uint64
 
 // usePrefetch: Warm prefetches (on amd64), or loads. A variable only so
 // that BenchmarkWarmWays and TestWarmWaysAgree can compare the two.
-var usePrefetch = havePrefetch
+var usePrefetch = prefetch.Available
 
 // Warm starts the cache misses of the blocks of ds, so that they overlap
 // instead of following one another. On amd64 it prefetches each block
@@ -25,7 +26,7 @@ var usePrefetch = havePrefetch
 // word of each, loads that do not depend on each other and that nothing
 // waits for until the keys are tested. With groups of Group digests, the
 // prefetch measured 1.1-1.7x faster than the loads on every filter size
-// from 4 MB to 1 GB on the test VM (BenchmarkWarmWays). (An earlier try
+// from 4 MB to 1 GB on the test VM (BenchmarkWarmWays; package prefetch). (An earlier try
 // that prefetched each key 16 places ahead, one key at a time, gained
 // nothing at 1 GB.)
 func (f Filter) Warm(ds []hashing.Digest) {
@@ -34,7 +35,7 @@ func (f Filter) Warm(ds []hashing.Digest) {
 		return
 	}
 	if usePrefetch {
-		prefetchBlocks(&words[0], blocks, blockShift, &ds[0], len(ds))
+		prefetch.Blocks(words, blocks, blockShift, ds)
 		return
 	}
 	var sink uint64
@@ -47,7 +48,7 @@ func (f Filter) Warm(ds []hashing.Digest) {
 }
 
 // blockShift is log2 of a block's bytes.
-const blockShift = 6
+const blockShift uint = 6
 
 // ContainsBatch sets found[i] to whether ds[i] may have been added, for
 // every i < len(ds); len(found) must be at least len(ds). It takes the keys

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit/internal/prefetch"
 )
 
 // Warm starts the cache misses of the blocks of ds, so that they overlap
@@ -13,7 +14,7 @@ func (s Split) Warm(ds []hashing.Digest) {
 		return
 	}
 	if usePrefetch {
-		prefetchBlocks(&s.Words[0], s.Blocks, splitBlockShift, &ds[0], len(ds))
+		prefetch.Blocks(s.Words, s.Blocks, splitBlockShift, ds)
 		return
 	}
 	var sink uint64
@@ -26,7 +27,7 @@ func (s Split) Warm(ds []hashing.Digest) {
 }
 
 // splitBlockShift is log2 of a split block's bytes.
-const splitBlockShift = 5
+const splitBlockShift uint = 5
 
 // groups calls fn(lo, hi) for each group ds[lo:hi] of Group digests, having
 // warmed the blocks of the group after it first (see Filter.groups).

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit/internal/prefetch"
 )
 
 // BenchmarkWarmWays looks up random digests in groups (ContainsBatch) on
@@ -27,7 +28,7 @@ func BenchmarkWarmWays(b *testing.B) {
 		}
 		found := make([]bool, 4600)
 		for _, way := range []string{"load", "prefetch"} {
-			if way == "prefetch" && !havePrefetch {
+			if way == "prefetch" && !prefetch.Available {
 				continue
 			}
 			b.Run(fmt.Sprintf("size=%dMB/warm=%s", mb, way), func(b *testing.B) {

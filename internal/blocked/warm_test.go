@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit/internal/prefetch"
 )
 
 // TestWarmWaysAgree: batches that warm their blocks with prefetches (on
@@ -32,8 +33,8 @@ func TestWarmWaysAgree(t *testing.T) {
 			var splitWords [2][]uint64
 			var splitAdded [2]int
 			var splitFound [2][]bool
-			for way, prefetch := range []bool{false, true} {
-				usePrefetch = prefetch && havePrefetch
+			for way, pf := range []bool{false, true} {
+				usePrefetch = pf && prefetch.Available
 				f := Filter{Words: AlignedWords(blocks * BlockWords), Blocks: blocks, K: 6}
 				added[way] = f.AddPlainBatch(ds[:n/2]) + f.AddBatch(ds[n/2:])
 				found[way] = make([]bool, len(probe))
@@ -45,7 +46,7 @@ func TestWarmWaysAgree(t *testing.T) {
 				s.ContainsBatch(probe, splitFound[way])
 				splitWords[way] = s.Words
 			}
-			usePrefetch = havePrefetch
+			usePrefetch = prefetch.Available
 			require.Equal(t, words[0], words[1], "blocks %d, n %d", blocks, n)
 			require.Equal(t, added[0], added[1])
 			require.Equal(t, found[0], found[1])
