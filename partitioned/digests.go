@@ -62,3 +62,24 @@ func (b *Builder) AddDigests(ds []bloomkit.Digest) int {
 	b.Flush()
 	return added
 }
+
+// AddDigestsNew adds every digest of ds as AddDigests does and sets isNew[i]
+// to whether ds[i] was new: AddDigest's answer, as if the digests were
+// added one after the other (a digest repeated in ds is new once at most).
+// It returns isNew, grown when it is shorter than ds. bloomkit dedup adds a
+// line this way at its turn and prints it when it was new.
+func (b *Builder) AddDigestsNew(ds []bloomkit.Digest, isNew []bool) []bool {
+	if len(isNew) < len(ds) {
+		isNew = append(isNew, make([]bool, len(ds)-len(isNew))...)
+	}
+	isNew = isNew[:len(ds)]
+	var added int
+	if b.f.geom.split {
+		added = blocked.Split(b.f.t).AddPlainBatchNew(ds, isNew)
+	} else {
+		added = b.f.t.AddPlainBatchNew(ds, isNew)
+	}
+	b.f.pending += uint64(added)
+	b.Flush()
+	return isNew
+}

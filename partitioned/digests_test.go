@@ -1,6 +1,7 @@
 package partitioned
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/bloomkit/bloomkit"
@@ -129,4 +130,45 @@ func benchDigests(b *testing.B, n int) (*Filter, []bloomkit.Digest) {
 		ds[i] = f.Hash(filtertest.Key(make([]byte, 16), 9, uint64(i)))
 	}
 	return f, ds
+}
+
+// TestAddDigestsNewMatchesOneByOne: Builder.AddDigestsNew says of each
+// digest what AddDigest one after the other says (new, or its bits set by
+// an earlier key, in the batch or before it), sets the same bits and
+// counts the same new keys, for both layouts on an overfilled filter with
+// repeats; a closed filter takes nothing and reports nothing new.
+func TestAddDigestsNewMatchesOneByOne(t *testing.T) {
+	for _, layout := range layouts {
+		newF := func() *Filter {
+			f, err := New(4_000, 0.01, append([]Option{WithSeed(8)}, layout.opts...)...)
+			require.NoError(t, err)
+			return f
+		}
+		one, many := newF(), newF()
+		ds, _ := overfilled(newF(), 3)
+		ob := one.Builder()
+		want := make([]bool, len(ds))
+		for i, d := range ds {
+			want[i] = ob.AddDigest(d)
+		}
+		ob.Flush()
+		mb := many.Builder()
+		got := make([]bool, 7) // grown
+		var all []bool
+		for lo := 0; lo < len(ds); lo += 1000 {
+			got = mb.AddDigestsNew(ds[lo:min(lo+1000, len(ds))], got)
+			all = append(all, got...)
+		}
+		require.Equal(t, want, all, layout.name)
+		require.Equal(t, one.t.Words, many.t.Words, layout.name)
+		require.Equal(t, one.Added(), many.Added(), layout.name)
+
+		path := filepath.Join(t.TempDir(), "f.bloom")
+		g, err := Create(path, 1_000, 0.01, layout.opts...)
+		require.NoError(t, err)
+		gb := g.Builder()
+		require.NoError(t, g.Close())
+		stale := []bool{true, true}
+		require.Equal(t, []bool{false, false}, gb.AddDigestsNew(ds[:2], stale), "%s: closed", layout.name)
+	}
 }

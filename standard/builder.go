@@ -65,7 +65,22 @@ func (b *Builder) AddDigest(d bloomkit.Digest) bool {
 // other, and returns how many were new. On amd64 it prefetches the words of
 // the next group of keys while it sets the bits of this one, so that their
 // cache misses overlap (package prefetch).
-func (b *Builder) AddDigests(ds []bloomkit.Digest) int {
+func (b *Builder) AddDigests(ds []bloomkit.Digest) int { return b.addDigests(ds, nil) }
+
+// AddDigestsNew adds every digest of ds as AddDigests does and sets isNew[i]
+// to whether ds[i] was new: AddDigest's answer, as if the digests were
+// added one after the other (a digest repeated in ds is new once at most).
+// It returns isNew, grown when it is shorter than ds.
+func (b *Builder) AddDigestsNew(ds []bloomkit.Digest, isNew []bool) []bool {
+	if len(isNew) < len(ds) {
+		isNew = append(isNew, make([]bool, len(ds)-len(isNew))...)
+	}
+	isNew = isNew[:len(ds)]
+	b.addDigests(ds, isNew)
+	return isNew
+}
+
+func (b *Builder) addDigests(ds []bloomkit.Digest, isNew []bool) int {
 	words, m, k := b.f.words, b.f.geom.M, b.f.geom.K
 	warm := usePrefetch && k > 0 // k is 0 after Close
 	if warm {
@@ -77,8 +92,12 @@ func (b *Builder) AddDigests(ds []bloomkit.Digest) int {
 		if warm && hi < len(ds) {
 			prefetch.Positions(words, m, k, ds[hi:min(hi+warmGroup, len(ds))])
 		}
-		for _, d := range ds[lo:hi] {
-			if b.AddDigest(d) {
+		for i := lo; i < hi; i++ {
+			fresh := b.AddDigest(ds[i])
+			if isNew != nil {
+				isNew[i] = fresh
+			}
+			if fresh {
 				added++
 			}
 		}

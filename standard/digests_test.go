@@ -52,8 +52,9 @@ func containsDigestsMatchesOneByOne(t *testing.T) {
 
 // TestBuilderAddDigestsMatchesOneByOne: a Builder's AddDigests, prefetching
 // (on amd64) or not, sets the bits and counts the new keys that AddDigest
-// one digest after the other does, with repeats in the batch, for batch
-// lengths around a group; after Close it writes nothing.
+// one digest after the other does, and AddDigestsNew says of each digest
+// what AddDigest says, with repeats in the batch, for batch lengths around
+// a group; after Close they write nothing and report nothing new.
 func TestBuilderAddDigestsMatchesOneByOne(t *testing.T) {
 	for _, pf := range []bool{false, true} {
 		usePrefetch = pf && prefetch.Available
@@ -79,6 +80,19 @@ func TestBuilderAddDigestsMatchesOneByOne(t *testing.T) {
 			mb.Flush()
 			require.Equal(t, one.words, many.words, "prefetch %v, n %d", pf, n)
 			require.Equal(t, one.Added(), many.Added())
+
+			// AddDigestsNew says of each digest what AddDigest says.
+			each, err := New(3_000, 0.01, WithSeed(2))
+			require.NoError(t, err)
+			eb, wantNew := each.Builder(), make([]bool, n)
+			for i, d := range ds {
+				wantNew[i] = eb.AddDigest(d)
+			}
+			again, err := New(3_000, 0.01, WithSeed(2))
+			require.NoError(t, err)
+			gotNew := again.Builder().AddDigestsNew(ds, []bool{true})
+			require.Equal(t, wantNew, gotNew, "prefetch %v, n %d", pf, n)
+			require.Equal(t, each.words, again.words)
 		}
 	}
 	usePrefetch = prefetch.Available
@@ -87,4 +101,5 @@ func TestBuilderAddDigestsMatchesOneByOne(t *testing.T) {
 	b := g.Builder()
 	require.NoError(t, g.Close())
 	require.Zero(t, b.AddDigests([]bloomkit.Digest{g.Hash([]byte("x"))}), "closed: nothing written")
+	require.Equal(t, []bool{false}, b.AddDigestsNew([]bloomkit.Digest{g.Hash([]byte("x"))}, []bool{true}), "closed: nothing new")
 }

@@ -52,6 +52,9 @@ func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		}
 		d := newDeduper(f, v, std.out)
 		d.watch = newCapacityWatch(std, "dedup", name, f, v, *strict)
+		if *state == "" && !*strict {
+			d.addAtTurn()
+		}
 		src := std.lineSource(args, *maxLine, "dedup")
 		src.idle = d.flush // a pipe that pauses (tail -f) gets its lines now
 		// The lines are split and hashed on every core, and looked up
@@ -119,6 +122,66 @@ type deduper struct {
 	// standard): their cache misses overlap.
 	many  digestBatcher
 	found []bool
+	// atTurn: each line is added at its turn and printed when it was new
+	// (see addAtTurn); adder is the Builder that says so.
+	atTurn bool
+	adder  digestsNewBuilder
+	isNew  []bool
+}
+
+// digestsNewBuilder is a Builder that adds a batch of digests and says
+// which were new (standard and partitioned).
+type digestsNewBuilder interface {
+	AddDigestsNew(ds []bloomkit.Digest, isNew []bool) []bool
+	Flush()
+}
+
+var (
+	_ digestsNewBuilder = (*standard.Builder)(nil)
+	_ digestsNewBuilder = (*partitioned.Builder)(nil)
+)
+
+// addAtTurn makes d add each line to the filter at its turn, in input
+// order, and print it when it was new, as the plain loop "if Add(line) {
+// print(line) }" does, when the filter's Builder can say which digests of
+// a batch were new. That is for a filter that dies with the run (no
+// -state): the rule that a line is recorded only once printed exists so
+// that the next run of a state file misses nothing, and there is no next
+// run here. The adds of a chunk overlap their cache misses, and there is
+// no second lookup, no table of unprinted lines and no record after the
+// write. (A line whose bits an earlier line of its batch set is a false
+// positive here; with -state it is found exactly, by its bytes.)
+func (d *deduper) addAtTurn() {
+	if a, ok := d.builder.(digestsNewBuilder); ok {
+		d.atTurn, d.adder = true, a
+	}
+}
+
+// turn adds the lines of res at their turn and keeps the new ones for
+// printing (see addAtTurn).
+func (d *deduper) turn(res *keyBatch) error {
+	d.mu.Lock() // the workers' lookups wait for the plain stores
+	d.isNew = d.adder.AddDigestsNew(res.digests, d.isNew)
+	d.mu.Unlock()
+	n := 0
+	for i, fresh := range d.isNew[:len(res.keys)] {
+		if !fresh {
+			continue
+		}
+		n++
+		line := res.keys[i]
+		if len(d.buf) > 0 && len(d.buf)+len(line)+1 > dedupBatch {
+			if err := d.flush(); err != nil {
+				return err
+			}
+		}
+		d.buf = append(append(d.buf, line...), '\n')
+	}
+	d.watchNew(n)
+	if len(res.keys) > 0 {
+		d.screening.Store(4*(len(res.keys)-n) > len(res.keys))
+	}
+	return nil
 }
 
 func newDeduper(f filter, v *variant, w io.Writer) *deduper {
@@ -154,6 +217,9 @@ func (d *deduper) screen(c *lines.Chunk, res *keyBatch) error {
 // repeats (a second lookup on a worker then saves work here), off when
 // fewer were (most lines new: the lookup here is the only one needed).
 func (d *deduper) candidates(res *keyBatch) error {
+	if d.atTurn {
+		return d.turn(res)
+	}
 	before := len(d.digests) + d.flushedLines
 	for start := 0; start < len(res.keys); start += lookupGroup {
 		end := min(start+lookupGroup, len(res.keys))
@@ -251,6 +317,10 @@ func (d *deduper) flush() error {
 	if _, err := d.w.Write(d.buf); err != nil {
 		d.err = fmt.Errorf("write stdout: %w", err)
 		return d.err
+	}
+	if d.atTurn { // added already
+		d.buf = d.buf[:0]
+		return nil
 	}
 	if err := d.recordAll(); err != nil {
 		d.err = err

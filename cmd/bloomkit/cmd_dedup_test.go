@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -98,6 +100,50 @@ func TestDeduperExact(t *testing.T) {
 		require.Equal(t, want.String(), out.String(), "collide=%v", collide)
 		for l := range seen {
 			require.True(t, f.Contains([]byte(l)), "recorded once written")
+		}
+	}
+}
+
+// TestDedupAddsAtTurn: without -state, dedup prints exactly the lines the
+// plain loop "if f.Add(line) { print(line) }" prints over a filter of the
+// same variant, size and seed, false positives included: here a filter
+// of 2,000 keys at 5% takes 6,000 distinct lines with repeats, so many
+// new lines find their bits set by the lines before them, in their own
+// chunk and in earlier ones. Chunks of 64 bytes and of 4 KiB, from a file
+// and from stdin, with the workers' screening on and off across the
+// phases of the input; the capacity warning comes as before.
+func TestDedupAddsAtTurn(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(3, 4))
+	var in strings.Builder
+	for i := range 6000 {
+		fmt.Fprintf(&in, "line-%d\n", i)
+		if i%3 == 0 { // repeats of recent and older lines
+			fmt.Fprintf(&in, "line-%d\n", r.IntN(i+1))
+		}
+	}
+	for range 3000 { // mostly repeats: the workers screen
+		fmt.Fprintf(&in, "line-%d\n", r.IntN(7000))
+	}
+	writeFile(t, filepath.Join(dir, "in.txt"), in.String())
+	for _, variant := range []string{"standard", "partitioned"} {
+		ref, err := variants[variant].new(2000, 0.05)
+		require.NoError(t, err)
+		var want strings.Builder
+		for _, line := range strings.Split(strings.TrimSuffix(in.String(), "\n"), "\n") {
+			if ref.Add([]byte(line)) {
+				want.WriteString(line + "\n")
+			}
+		}
+		distinct := 7000
+		require.Less(t, strings.Count(want.String(), "\n"), distinct-200, "%s: false positives happen", variant)
+		for _, chunk := range []int{64, 4096} {
+			tinyChunks(t, chunk)
+			got := bkIn(t, dir, "", "dedup", "-variant", variant, "-n", "2000", "-p", "0.05", "in.txt")
+			require.Equal(t, want.String(), got.stdout, "%s, chunks of %d", variant, chunk)
+			require.Contains(t, got.stderr, "more keys than its capacity of 2000", variant)
+			got = bkIn(t, dir, in.String(), "dedup", "-variant", variant, "-n", "2000", "-p", "0.05")
+			require.Equal(t, want.String(), got.stdout, "%s, chunks of %d, stdin", variant, chunk)
 		}
 	}
 }

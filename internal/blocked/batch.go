@@ -88,26 +88,37 @@ func (f Filter) groups(ds []hashing.Digest, fn func(lo, hi int)) {
 // AddBatch adds every digest of ds, warming their blocks a group ahead as
 // ContainsBatch does, and returns how many were new. Safe for concurrent
 // use, as Add.
-func (f Filter) AddBatch(ds []hashing.Digest) int { return f.addBatch(ds, false) }
+func (f Filter) AddBatch(ds []hashing.Digest) int { return f.addBatch(ds, false, nil) }
 
 // AddPlainBatch is AddBatch with AddPlain: one writer, and nothing else
 // using the filter meanwhile.
-func (f Filter) AddPlainBatch(ds []hashing.Digest) int { return f.addBatch(ds, true) }
+func (f Filter) AddPlainBatch(ds []hashing.Digest) int { return f.addBatch(ds, true, nil) }
 
-func (f Filter) addBatch(ds []hashing.Digest, plain bool) int {
+// AddPlainBatchNew is AddPlainBatch that also sets isNew[i] to whether
+// ds[i] was new (AddPlain's answer, in the order of ds); len(isNew) must be
+// at least len(ds). A closed filter writes nothing: no digest is new.
+func (f Filter) AddPlainBatchNew(ds []hashing.Digest, isNew []bool) int {
+	return f.addBatch(ds, true, isNew[:len(ds)])
+}
+
+func (f Filter) addBatch(ds []hashing.Digest, plain bool, isNew []bool) int {
 	if len(f.Words) == 0 { // a closed filter: nothing to write
+		clear(isNew)
 		return 0
 	}
 	added := 0
 	f.groups(ds, func(lo, hi int) {
-		for _, d := range ds[lo:hi] {
-			var isNew bool
+		for i := lo; i < hi; i++ {
+			var fresh bool
 			if plain {
-				isNew = f.AddPlain(d)
+				fresh = f.AddPlain(ds[i])
 			} else {
-				isNew = f.Add(d)
+				fresh = f.Add(ds[i])
 			}
-			if isNew {
+			if isNew != nil {
+				isNew[i] = fresh
+			}
+			if fresh {
 				added++
 			}
 		}

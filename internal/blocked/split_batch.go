@@ -68,27 +68,37 @@ func (s Split) ContainsBatch(ds []hashing.Digest, found []bool) {
 
 // AddBatch adds every digest of ds and returns how many were new. Safe for
 // concurrent use, as Add.
-func (s Split) AddBatch(ds []hashing.Digest) int { return s.addBatch(ds, false) }
+func (s Split) AddBatch(ds []hashing.Digest) int { return s.addBatch(ds, false, nil) }
 
 // AddPlainBatch is AddBatch with AddPlain: one writer, and nothing else
 // using the filter meanwhile.
-func (s Split) AddPlainBatch(ds []hashing.Digest) int { return s.addBatch(ds, true) }
+func (s Split) AddPlainBatch(ds []hashing.Digest) int { return s.addBatch(ds, true, nil) }
 
-func (s Split) addBatch(ds []hashing.Digest, plain bool) int {
+// AddPlainBatchNew is AddPlainBatch that also sets isNew[i] to whether
+// ds[i] was new (see Filter.AddPlainBatchNew).
+func (s Split) AddPlainBatchNew(ds []hashing.Digest, isNew []bool) int {
+	return s.addBatch(ds, true, isNew[:len(ds)])
+}
+
+func (s Split) addBatch(ds []hashing.Digest, plain bool, isNew []bool) int {
 	if len(s.Words) == 0 {
+		clear(isNew)
 		return 0
 	}
 	added := 0
 	s.groups(ds, func(lo, hi int) {
-		for _, d := range ds[lo:hi] {
-			blk, x := splitBlock(s.Words, s.Blocks, d.H1), laneKey(d)
-			var isNew bool
+		for i := lo; i < hi; i++ {
+			blk, x := splitBlock(s.Words, s.Blocks, ds[i].H1), laneKey(ds[i])
+			var fresh bool
 			if plain {
-				isNew = splitAddPlain(blk, x)
+				fresh = splitAddPlain(blk, x)
 			} else {
-				isNew = splitAdd(blk, x)
+				fresh = splitAdd(blk, x)
 			}
-			if isNew {
+			if isNew != nil {
+				isNew[i] = fresh
+			}
+			if fresh {
 				added++
 			}
 		}
