@@ -25,7 +25,8 @@ var (
 // turns with `wc -l` of the same file, so that both see the same machine.
 // It reports the command's line rate over wc -l's (x-wc: the time of wc -l
 // over the command's, median of the turns; issue 24's targets are 0.3 for
-// build and test -absent, 0.2 for dedup) and the CPU the command used
+// build and test -absent, 0.2 for dedup; dedup-state is the crawler's form,
+// with a state file) and the CPU the command used
 // (cpu-%: user + system over wall time, 200 = both cores of the CI
 // machine busy). docs/pipeline.md gives the command and the figures.
 func BenchmarkLineCommands(b *testing.B) {
@@ -51,7 +52,7 @@ func BenchmarkLineCommands(b *testing.B) {
 	n := fmt.Sprint(*flagLinesN)
 	built := filepath.Join(dir, "m.bloom")
 	runTimed(b, dir, bloomkitBin, "build", "-variant", "partitioned", "-n", n, "-o", built, urls)
-	out := filepath.Join(dir, "b.bloom")
+	out, state := filepath.Join(dir, "b.bloom"), filepath.Join(dir, "seen.bloom")
 	for _, c := range []struct {
 		name string
 		args []string
@@ -61,10 +62,13 @@ func BenchmarkLineCommands(b *testing.B) {
 		{"test-absent", []string{"test", "-absent", built, "-f", urls}},
 		{"dedup", []string{"dedup", "-variant", "partitioned", "-n", n, urls}},
 		{"dedup-standard", []string{"dedup", "-n", n, urls}},
+		// A new state file each turn (removed first): every line is new.
+		{"dedup-state", []string{"dedup", "-variant", "partitioned", "-n", n, "-state", state, urls}},
 	} {
 		b.Run("cmd="+c.name, func(b *testing.B) {
 			var ratios, cpus []float64
 			for b.Loop() {
+				os.Remove(state)
 				wc, _ := runTimed(b, dir, "wc", "-l", urls)
 				wall, cpu := runTimed(b, dir, bloomkitBin, c.args...)
 				ratios = append(ratios, wc.Seconds()/wall.Seconds())
