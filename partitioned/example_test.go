@@ -191,3 +191,25 @@ func ExampleBuilder_Parts() {
 	fmt.Println(f.ContainsString("key-99999"), f.Added() > 99_000)
 	// Output: true true
 }
+
+// A dedup loop over a batch: each line is added in order, and printed when
+// its add found it new (a repeat, or a false positive, is not).
+func ExampleBuilder_AddDigestsNew() {
+	f, err := partitioned.New(1_000, 1e-6)
+	if err != nil {
+		log.Fatal(err)
+	}
+	lines := []string{"a", "b", "a", "c", "b"}
+	ds := make([]bloomkit.Digest, len(lines))
+	for i, l := range lines {
+		ds[i] = f.HashString(l)
+	}
+	b := f.Builder()
+	for i, isNew := range b.AddDigestsNew(ds, nil) {
+		if isNew {
+			fmt.Print(lines[i], " ")
+		}
+	}
+	fmt.Println(f.Added())
+	// Output: a b c 3
+}
