@@ -162,6 +162,10 @@ func (d *deduper) addAtTurn() {
 func (d *deduper) turn(res *keyBatch) error {
 	d.mu.Lock() // the workers' lookups wait for the plain stores
 	d.isNew = d.adder.AddDigestsNew(res.digests, d.isNew)
+	// The new keys' count reaches the filter's Added now (standard's
+	// AddDigestsNew leaves it in the Builder): the end-of-run rate warning
+	// says how many keys were added.
+	d.adder.Flush()
 	d.mu.Unlock()
 	n := 0
 	for i, fresh := range d.isNew[:len(res.keys)] {
