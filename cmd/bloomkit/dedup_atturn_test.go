@@ -169,3 +169,32 @@ func TestDedupAtTurnHugeLine(t *testing.T) {
 		require.True(t, r.stdout == "a\n"+long+"\nb\n", "%s: %d bytes printed, want %d", variant, len(r.stdout), len(long)+5)
 	}
 }
+
+// TestDedupAtTurnWarningAfterItsLines: seq 0 1199 > in.txt; bloomkit dedup
+// -n 1000 -p 1e-9 in.txt 2>&1 (one stream for both) put the capacity
+// warning after the lines printed so far, as the batch form does (a line
+// is counted once written): the 1200 lines, then the warning. (A file: a
+// pipe that pauses gets its lines printed, and so counted, at times that
+// vary from run to run.) The at-turn form warned the
+// moment the 1001st line was added, before the lines still unwritten (up
+// to 64 KiB of them): the warning came first.
+func TestDedupAtTurnWarningAfterItsLines(t *testing.T) {
+	dir := t.TempDir()
+	in := keyLines("", 1200)
+	writeFile(t, filepath.Join(dir, "in.txt"), in)
+	for _, variant := range []string{"standard", "partitioned"} {
+		both, err := os.Create(filepath.Join(dir, variant+".out"))
+		require.NoError(t, err)
+		cmd := bkCommand(t, "dedup", "-variant", variant, "-n", "1000", "-p", "1e-9", "in.txt")
+		cmd.Dir = dir
+		cmd.Stdout, cmd.Stderr = both, both // 2>&1
+		require.NoError(t, cmd.Run())
+		both.Close()
+		out, err := os.ReadFile(both.Name())
+		require.NoError(t, err)
+		at := strings.Index(string(out), "bloomkit dedup: warning:")
+		require.Equal(t, len(in), at, "%s: the warning after the %d bytes of lines", variant, len(in))
+		require.Equal(t, in, string(out[:at]), variant)
+		require.Contains(t, string(out[at:]), "more keys than its capacity of 1000", variant)
+	}
+}
