@@ -127,6 +127,10 @@ type deduper struct {
 	atTurn bool
 	adder  digestsNewBuilder
 	isNew  []bool
+	// unwatched counts the lines of buf not yet told to the capacity
+	// watch: as in the batch form, a line counts once written, so a
+	// warning follows the lines before it on a shared stdout and stderr.
+	unwatched int
 }
 
 // digestsNewBuilder is a Builder that adds a batch of digests and says
@@ -162,6 +166,10 @@ func (d *deduper) addAtTurn() {
 func (d *deduper) turn(res *keyBatch) error {
 	d.mu.Lock() // the workers' lookups wait for the plain stores
 	d.isNew = d.adder.AddDigestsNew(res.digests, d.isNew)
+	// The new keys' count reaches the filter's Added now (standard's
+	// AddDigestsNew leaves it in the Builder): the end-of-run rate warning
+	// says how many keys were added.
+	d.adder.Flush()
 	d.mu.Unlock()
 	n := 0
 	for i, fresh := range d.isNew[:len(res.keys)] {
@@ -176,8 +184,8 @@ func (d *deduper) turn(res *keyBatch) error {
 			}
 		}
 		d.buf = append(append(d.buf, line...), '\n')
+		d.unwatched++
 	}
-	d.watchNew(n)
 	if len(res.keys) > 0 {
 		d.screening.Store(4*(len(res.keys)-n) > len(res.keys))
 	}
@@ -321,8 +329,10 @@ func (d *deduper) flush() error {
 		d.err = fmt.Errorf("write stdout: %w", err)
 		return d.err
 	}
-	if d.atTurn { // added already
+	if d.atTurn { // added already: counted now, as recordAll does
 		d.buf = d.buf[:0]
+		d.watchNew(d.unwatched)
+		d.unwatched = 0
 		return nil
 	}
 	if err := d.recordAll(); err != nil {
