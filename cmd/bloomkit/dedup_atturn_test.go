@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/bloomkit/bloomkit/internal/filtertest"
 )
 
 // TestDedupAtTurnRateWarningCountsKeys: at the end of a run whose filter's
@@ -150,20 +152,26 @@ func TestDedupAtTurnClosedStdout(t *testing.T) {
 	}
 }
 
-// TestDedupAtTurnHugeLine: a 100 MB line between short ones, without
+// TestDedupAtTurnHugeLine: a 100 MB line (3 MB without BLOOMKIT_LONG=1) between short ones, without
 // -state: refused by the default -max-line with the line's number, after
 // the line before it was printed (exit 2); accepted with -max-line above
 // it, printed once whole, its repeat dropped.
 func TestDedupAtTurnHugeLine(t *testing.T) {
 	dir := t.TempDir()
-	long := strings.Repeat("x", 100_000_000)
+	// 100 MB with the long runs (BLOOMKIT_LONG=1, as .ci/run sets: 13 s);
+	// otherwise 3 MB, still three times the default -max-line.
+	size, maxLine := 3_000_000, "8000000"
+	if filtertest.Long() {
+		size, maxLine = 100_000_000, "200000000"
+	}
+	long := strings.Repeat("x", size)
 	writeFile(t, filepath.Join(dir, "in.txt"), "a\n"+long+"\nb\na\n"+long+"\n")
 	for _, variant := range []string{"standard", "partitioned"} {
 		r := bk(t, dir, "", "dedup", "-variant", variant, "-n", "1e6", "-p", "1e-9", "in.txt")
 		require.Equal(t, 2, r.code, variant)
 		require.Equal(t, "a\n", r.stdout, variant)
 		require.Equal(t, "bloomkit dedup: in.txt:2: line longer than 1048576 bytes (see -max-line)\n", r.stderr, variant)
-		r = bk(t, dir, "", "dedup", "-variant", variant, "-n", "1e6", "-p", "1e-9", "-max-line", "200000000", "in.txt")
+		r = bk(t, dir, "", "dedup", "-variant", variant, "-n", "1e6", "-p", "1e-9", "-max-line", maxLine, "in.txt")
 		require.Zero(t, r.code, r.stderr)
 		require.Empty(t, r.stderr, variant)
 		require.True(t, r.stdout == "a\n"+long+"\nb\n", "%s: %d bytes printed, want %d", variant, len(r.stdout), len(long)+5)
