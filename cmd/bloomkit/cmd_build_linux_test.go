@@ -112,6 +112,7 @@ func TestBuildFromFIFOStopsOnSIGTERM(t *testing.T) {
 // TestBuildInterruptedLeavesNothing: Ctrl-C during a build from stdin left
 // the temporary filter and a full spool copy of stdin behind, every time.
 func TestBuildInterruptedLeavesNothing(t *testing.T) {
+	t.Parallel() // waits on child processes: runs beside the others that do (TestMain)
 	t.Run("spooling", func(t *testing.T) {
 		dir := t.TempDir()
 		p := startBK(t, dir, true, nil, "build", "-o", "wl.bloom")

@@ -46,11 +46,31 @@ func stalledCommon(t *testing.T, tmp string, wrap func(args ...string) *exec.Cmd
 	s.cmd = wrap(bloomkitBin, "common", "-mem", "1MiB", "-tmp", tmp, a, fifo)
 	s.cmd.Stdout, s.cmd.Stderr = &s.stdout, &s.stderr
 	require.NoError(t, s.cmd.Start())
-	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-	require.NoError(t, err)
+	// Open the FIFO once the command has; a command that ends first (killed
+	// by a timeout before it got there) would leave a blocking open hanging
+	// forever: give up after 30 s, freeing the open with a reader of our own.
+	opened := make(chan *os.File, 1)
+	go func() {
+		w, _ := os.OpenFile(fifo, os.O_WRONLY, 0)
+		opened <- w
+	}()
+	var w *os.File
+	select {
+	case w = <-opened:
+	case <-time.After(30 * time.Second):
+		s.cmd.Process.Kill()
+		if r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			defer r.Close()
+			if w := <-opened; w != nil {
+				w.Close()
+			}
+		}
+		require.FailNow(t, "the command did not open its FIFO in 30 s", "stderr: %s", s.stderr.String())
+	}
+	require.NotNil(t, w, "open the FIFO")
 	t.Cleanup(func() { w.Close() })
 	half := strings.Index(files[1][len(files[1])/2:], "\n") + len(files[1])/2 + 1
-	_, err = io.WriteString(w, files[1][:half])
+	_, err := io.WriteString(w, files[1][:half])
 	require.NoError(t, err)
 	s.finish = func() {
 		io.WriteString(w, files[1][half:])
@@ -108,6 +128,7 @@ func TestCommonTimeoutTwoSignals(t *testing.T) {
 // second's alone while it is stalled on its input, and the second then
 // finishes with the right answer.
 func TestCommonKilledRunFolderRemoved(t *testing.T) {
+	t.Parallel() // waits on child processes: runs beside the others that do (TestMain)
 	tmp := t.TempDir()
 	killed := stalledCommon(t, tmp, plain).cmd
 	waitFor(t, 30*time.Second, "the first run's partitions", func() bool { return runFolder(tmp) != "" })

@@ -88,6 +88,7 @@ func numbered(seed uint64, from, n int) string {
 // place with the same size and modification time: only the checksum of
 // the first read tells.
 func TestCommonInputReplaced(t *testing.T) {
+	t.Parallel() // waits on child processes: runs beside the others that do (TestMain)
 	const n = 30000
 	for _, how := range []string{"rename", "rewrite-in-place"} {
 		t.Run(how, func(t *testing.T) {
@@ -134,6 +135,7 @@ func TestCommonInputReplaced(t *testing.T) {
 // /dev/stdin and -, a FIFO, two names of one file) is read once, and the
 // answer for F and F is F's lines. A timeout turns a hang into a failure.
 func TestCommonSameFile(t *testing.T) {
+	t.Parallel() // waits on child processes: runs beside the others that do (TestMain)
 	dir := t.TempDir()
 	files := commonFiles(21, 2, 20000)
 	paths := writeCommonFiles(t, dir, files)
@@ -202,6 +204,7 @@ func TestCommonSameFile(t *testing.T) {
 // its open files and answers exactly, under a real RLIMIT_NOFILE of 100 on
 // the child (prlimit), through the partitioning, the join and the merge.
 func TestCommonOpenFileLimit(t *testing.T) {
+	t.Parallel() // waits on child processes: runs beside the others that do (TestMain)
 	prlimit, err := exec.LookPath("prlimit")
 	require.NoError(t, err, "prlimit (util-linux) sets the child's limit")
 	dir := t.TempDir()

@@ -216,6 +216,7 @@ func TestCommonTwoFilesAsBefore(t *testing.T) {
 // line at all: the first file is a pipe passed as /dev/fd/3, read once.
 // Both files as pipes, and the partitioned join, too.
 func TestCommonDevFd(t *testing.T) {
+	t.Parallel() // waits on child processes: runs beside the others that do (TestMain)
 	dir := t.TempDir()
 	files := commonFiles(42, 2, 20000)
 	want := commonRef(files...)

@@ -47,6 +47,7 @@ func linesOf(t *testing.T, out string) map[string]bool {
 // input, every distinct input line is printed by exactly one of the runs.
 // (p = 1e-9: no false positive drops a line of these 2e5.)
 func TestDedupStateLosesNoLine(t *testing.T) {
+	t.Parallel() // waits on child processes: runs beside the others that do (TestMain)
 	input, set := dedupInput(300_000)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		dir := t.TempDir()

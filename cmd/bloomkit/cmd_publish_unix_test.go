@@ -86,6 +86,7 @@ func (b *lockedBuffer) String() string {
 // mmapstore.Live) goes on answering and swaps to each new build; a damaged
 // build is refused and the served one stays.
 func TestPublishIntoServedPath(t *testing.T) {
+	t.Parallel() // waits on child processes: runs beside the others that do (TestMain)
 	if path := os.Getenv("BLOOMKIT_SERVE_PATH"); path != "" {
 		serveChild(t, path)
 		return

@@ -46,6 +46,7 @@ func payload(t *testing.T, path string) []byte {
 // TestRedisPushPull: a partitioned file pushed to Redis and pulled back has
 // the same payload, byte for byte, and answers the same.
 func TestRedisPushPull(t *testing.T) {
+	t.Parallel() // waits on child processes: runs beside the others that do (TestMain)
 	srv := startRedis(t)
 	dir := t.TempDir()
 	url := "redis://" + srv.Addr + "/0?name=cli:filter"
@@ -111,6 +112,7 @@ func TestRedisPushPull(t *testing.T) {
 // signal cancels the transfer: push deletes what it wrote and pull its
 // temporary file, and the command exits 130 or 143.
 func TestRedisInterrupted(t *testing.T) {
+	t.Parallel() // waits on child processes: runs beside the others that do (TestMain)
 	srv := startRedis(t)
 	dir := t.TempDir()
 	url := "redis://" + srv.Addr + "/0?name=big"

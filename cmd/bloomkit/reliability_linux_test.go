@@ -21,6 +21,7 @@ import (
 // reading, closes the state file (add: sealed, with every key it read),
 // removes temporary files and exits 128 + the signal number.
 func TestSignalsStopCleanly(t *testing.T) {
+	t.Parallel() // waits on child processes: runs beside the others that do (TestMain)
 	t.Run("add", func(t *testing.T) {
 		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 			dir := t.TempDir()
