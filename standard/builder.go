@@ -48,13 +48,12 @@ func (b *Builder) AddString(key string) bool { return b.AddDigest(b.f.HashString
 // AddDigest is Add for a digest from Filter.Hash (see Filter.AddDigest).
 func (b *Builder) AddDigest(d bloomkit.Digest) bool {
 	words, m := b.f.words, b.f.geom.M
-	h, isNew := d.H1, false
+	h, missing := d.H1, uint64(0)     // the bits found clear, ORed: no branch per bit
 	for i := b.f.geom.K; i > 0; i-- { // k is 0 after Close: nothing is written
-		if !bitset.SetPlain(words, hashing.Reduce(h, m)) {
-			isNew = true
-		}
+		missing |= bitset.SetPlain(words, hashing.Reduce(h, m))
 		h += d.H2
 	}
+	isNew := missing != 0
 	if isNew {
 		b.added++
 	}

@@ -25,14 +25,18 @@ func Set(words []uint64, i uint64) (wasSet bool) {
 	return false
 }
 
-// SetPlain is Set with a plain load and store: for one goroutine that
-// fills words while nothing else uses them (the Builders).
-func SetPlain(words []uint64, i uint64) (wasSet bool) {
+// SetPlain sets bit i with a plain load and store, for one goroutine that
+// fills words while nothing else uses them (the Builders), and returns the
+// bit's mask when it was clear, 0 when it was set: a caller ORs the answers
+// of a key's k bits together without a branch per bit (a branch per bit
+// mispredicted on new keys, most of whose bits are clear but not all: a
+// standard dedup of 10^7 URLs spent 0.2 s of 0.6 s on it).
+func SetPlain(words []uint64, i uint64) (wasClear uint64) {
 	w := &words[i>>6]
 	mask := uint64(1) << (i & 63)
 	old := *w
 	*w = old | mask
-	return old&mask != 0
+	return ^old & mask
 }
 
 // Test reports whether bit i is set.

@@ -22,6 +22,22 @@ func TestSetTestCount(t *testing.T) {
 	require.False(t, Test(words, 128))
 }
 
+// TestSetPlain: SetPlain sets the bit and answers its mask when it was
+// clear, 0 when it was set, so that answers ORed together say whether any
+// bit was clear.
+func TestSetPlain(t *testing.T) {
+	words := make([]uint64, 3)
+	var missing uint64
+	for _, i := range []uint64{0, 1, 63, 64, 127, 150, 191} {
+		require.Equal(t, uint64(1)<<(i&63), SetPlain(words, i), "bit %d was clear", i)
+		require.True(t, Test(words, i), "bit %d", i)
+		require.Zero(t, SetPlain(words, i), "bit %d was set", i)
+		missing |= SetPlain(words, i)
+	}
+	require.Zero(t, missing, "every bit set: none missing")
+	require.EqualValues(t, 7, Count(words))
+}
+
 func TestOrAnd(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	a, b := make([]uint64, 50), make([]uint64, 50)
