@@ -95,20 +95,10 @@ func TestDedupAtTurnSignalOnFIFO(t *testing.T) {
 			require.NoError(t, err)
 			_, err = io.WriteString(w, in.String())
 			require.NoError(t, err)
-			deadline := time.Now().Add(20 * time.Second)
-			for out.String() != want.String() && time.Now().Before(deadline) {
-				time.Sleep(5 * time.Millisecond)
-			}
+			waitFor(t, 20*time.Second, "the lines read", func() bool { return out.String() == want.String() })
 			require.Equal(t, want.String(), out.String(), "%s: the lines read are printed while the FIFO pauses", variant)
 			require.NoError(t, cmd.Process.Signal(sig))
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case err = <-done:
-			case <-time.After(20 * time.Second):
-				cmd.Process.Kill()
-				require.FailNow(t, "dedup did not exit after the signal", variant)
-			}
+			err = waitCmd(t, cmd, 20*time.Second, &stderr)
 			w.Close()
 			var ee *exec.ExitError
 			require.ErrorAs(t, err, &ee)
@@ -136,14 +126,7 @@ func TestDedupAtTurnClosedStdout(t *testing.T) {
 		first, err := bufio.NewReader(out).ReadString('\n') // head -1
 		require.NoError(t, err)
 		out.Close()
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err = <-done:
-		case <-time.After(20 * time.Second):
-			cmd.Process.Kill()
-			require.FailNow(t, "dedup did not exit after its reader left", variant)
-		}
+		err = waitCmd(t, cmd, 20*time.Second, &stderr)
 		require.Equal(t, input[:strings.IndexByte(input, '\n')+1], first, variant)
 		var ee *exec.ExitError
 		require.ErrorAs(t, err, &ee, variant)

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -49,22 +50,31 @@ func startBK(t *testing.T, dir string, pipeIn bool, extra []*os.File, args ...st
 // is killed and the test fails.
 func (p *proc) wait(t *testing.T, limit time.Duration) result {
 	t.Helper()
+	err := waitCmd(t, p.cmd, limit, &p.stderr)
+	r := result{stdout: p.stdout.String(), stderr: p.stderr.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode() // -1 when killed by a signal
+	} else {
+		require.NoError(t, err)
+	}
+	return r
+}
+
+// waitCmd waits up to limit for a started cmd to exit and returns Wait's
+// error; a process still running is killed and the test fails, with
+// stderr (what the process wrote there) in the message.
+func waitCmd(t *testing.T, cmd *exec.Cmd, limit time.Duration, stderr fmt.Stringer) error {
+	t.Helper()
 	done := make(chan error, 1)
-	go func() { done <- p.cmd.Wait() }()
+	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		r := result{stdout: p.stdout.String(), stderr: p.stderr.String()}
-		if ee, ok := err.(*exec.ExitError); ok {
-			r.code = ee.ExitCode() // -1 when killed by a signal
-		} else {
-			require.NoError(t, err)
-		}
-		return r
+		return err
 	case <-time.After(limit):
-		p.cmd.Process.Kill()
+		cmd.Process.Kill()
 		<-done
-		require.FailNow(t, "still running", "%s did not exit within %v; stderr: %s", p.cmd.Args, limit, p.stderr.String())
-		return result{}
+		require.FailNow(t, "still running", "%s did not exit within %v; stderr: %s", cmd.Args, limit, stderr)
+		return nil
 	}
 }
 
