@@ -6,7 +6,6 @@ import (
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/internal/bitset"
 	"github.com/bloomkit/bloomkit/internal/hashing"
-	"github.com/bloomkit/bloomkit/internal/prefetch"
 )
 
 // Builder adds keys to a filter with plain loads and stores, for the one
@@ -80,17 +79,8 @@ func (b *Builder) AddDigestsNew(ds []bloomkit.Digest, isNew []bool) []bool {
 }
 
 func (b *Builder) addDigests(ds []bloomkit.Digest, isNew []bool) int {
-	words, m, k := b.f.words, b.f.geom.M, b.f.geom.K
-	warm := usePrefetch && k > 0 // k is 0 after Close
-	if warm {
-		prefetch.Positions(words, m, k, ds[:min(warmGroup, len(ds))])
-	}
 	added := 0
-	for lo := 0; lo < len(ds); lo += warmGroup {
-		hi := min(lo+warmGroup, len(ds))
-		if warm && hi < len(ds) {
-			prefetch.Positions(words, m, k, ds[hi:min(hi+warmGroup, len(ds))])
-		}
+	groups(b.f.words, b.f.geom.M, b.f.geom.K, ds, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			fresh := b.AddDigest(ds[i])
 			if isNew != nil {
@@ -100,7 +90,7 @@ func (b *Builder) addDigests(ds []bloomkit.Digest, isNew []bool) int {
 				added++
 			}
 		}
-	}
+	})
 	return added
 }
 

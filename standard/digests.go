@@ -27,34 +27,40 @@ func (f *Filter) ContainsDigests(ds []bloomkit.Digest, found []bool) []bool {
 	}
 	found = found[:len(ds)]
 	words, m, k := f.words, f.geom.M, f.geom.K
-	if usePrefetch && uint64(len(words)) >= (m+63)/64 {
-		// The next group's words are prefetched while this one is tested.
-		prefetch.Positions(words, m, k, ds[:min(warmGroup, len(ds))])
-		for lo := 0; lo < len(ds); lo += warmGroup {
-			hi := min(lo+warmGroup, len(ds))
-			if hi < len(ds) {
-				prefetch.Positions(words, m, k, ds[hi:min(hi+warmGroup, len(ds))])
-			}
-			for i, d := range ds[lo:hi] {
-				found[lo+i] = probe(words, m, k, d)
-			}
+	groups(words, m, k, ds, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			found[i] = probe(words, m, k, ds[i])
 		}
-		return found
-	}
-	for lo := 0; lo < len(ds); lo += warmGroup {
-		group := ds[lo:min(lo+warmGroup, len(ds))]
-		warm(words, m, k, group)
-		for i, d := range group {
-			found[lo+i] = probe(words, m, k, d)
-		}
-	}
+	})
 	return found
 }
 
-// usePrefetch: ContainsDigests prefetches the next group's words (package
-// prefetch, on amd64) rather than loading the group's words before it
-// tests them. A variable so that a test can compare the two.
+// usePrefetch: groups prefetches the next group's words (package prefetch,
+// on amd64) rather than loading the group's words before it is worked on.
+// A variable so that a test can compare the two.
 var usePrefetch = prefetch.Available
+
+// groups calls fn(lo, hi) for each group ds[lo:hi] of warmGroup digests, in
+// order, with the group's k words a key on their way first, so that their
+// cache misses are in flight together: with usePrefetch the next group's
+// are prefetched while this one is worked on, otherwise this group's are
+// loaded (warm) just before. ContainsDigests and Builder.AddDigests share it.
+func groups(words []uint64, m uint64, k uint32, ds []hashing.Digest, fn func(lo, hi int)) {
+	pf := usePrefetch && k > 0 && uint64(len(words)) >= (m+63)/64 // k is 0 after Close
+	if pf {
+		prefetch.Positions(words, m, k, ds[:min(warmGroup, len(ds))])
+	}
+	for lo := 0; lo < len(ds); lo += warmGroup {
+		hi := min(lo+warmGroup, len(ds))
+		switch {
+		case pf && hi < len(ds):
+			prefetch.Positions(words, m, k, ds[hi:min(hi+warmGroup, len(ds))])
+		case !pf:
+			warm(words, m, k, ds[lo:hi])
+		}
+		fn(lo, hi)
+	}
+}
 
 // warm loads the k words of each digest of ds (see probe for the bounds).
 func warm(words []uint64, m uint64, k uint32, ds []hashing.Digest) {
