@@ -73,3 +73,15 @@ var (
 	// ErrPlatform: memory mapping needs a little-endian machine.
 	ErrPlatform = errors.New("mmapstore: memory-mapped filters need a little-endian CPU")
 )
+
+// Errors of the digest log (Log, OpenLog, ReadLog).
+var (
+	// ErrLogMagic: the file does not start with the digest log's magic.
+	ErrLogMagic = errors.New("mmapstore: not a bloomkit digest log (bad magic)")
+	// ErrLogTruncated: the file is shorter than a digest log's header.
+	ErrLogTruncated = errors.New("mmapstore: truncated digest log")
+	// ErrLogCorrupt: an invalid record followed by more bytes than one torn
+	// write leaves (MaxLogWrite), or an impossible header: damage, not a
+	// crash. Nothing is cut off.
+	ErrLogCorrupt = errors.New("mmapstore: damaged digest log")
+)
