@@ -135,6 +135,7 @@ type Log struct {
 	buf     []byte // encoded records not yet written
 	end     int64  // bytes written to the file
 	count   uint64 // digests in the file and in buf
+	open    int    // start in buf of the record still taking digests; -1: none
 	dropped int64  // invalid tail bytes removed when opened
 	closed  bool
 }
@@ -173,7 +174,7 @@ func startLog(f *os.File, path string, li LogInfo) (*Log, error) {
 	if err := f.Sync(); err != nil {
 		return nil, err
 	}
-	return &Log{f: f, path: path, info: li, width: logWidth(li.Scheme), end: LogHeaderSize}, nil
+	return &Log{f: f, path: path, info: li, width: logWidth(li.Scheme), end: LogHeaderSize, open: -1}, nil
 }
 
 // OpenLog opens the digest log at path for appending. It reads the whole
@@ -210,7 +211,7 @@ func openLog(f *os.File, path string) (*Log, error) {
 		}
 	}
 	return &Log{f: f, path: path, info: li, width: logWidth(li.Scheme), end: end,
-		count: count, dropped: size - end}, nil
+		count: count, open: -1, dropped: size - end}, nil
 }
 
 // scanLog reads the log in f from the start and returns its header, the
@@ -358,45 +359,54 @@ func (l *Log) Size() int64 {
 	return l.end + int64(len(l.buf))
 }
 
-// Append adds digests to the log, in records of at most MaxLogRecord, in
-// memory until the next Flush or Sync (or until MaxLogWrite bytes are
-// waiting, when it writes them). The digests must be of the log's scheme
-// and seed. After Close it returns ErrClosed.
+// Append adds digests to the log, in memory until the next Flush or Sync
+// (or until MaxLogWrite/2 bytes are waiting, when it writes them). Digests
+// appended between two flushes share records of up to MaxLogRecord, so a
+// digest appended alone costs its width and not a record of its own. The
+// digests must be of the log's scheme and seed. After Close it returns
+// ErrClosed.
 func (l *Log) Append(ds []hashing.Digest) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
 		return ErrClosed
 	}
-	for len(ds) > 0 {
-		n := min(len(ds), MaxLogRecord)
-		l.encode(ds[:n])
-		ds = ds[n:]
-		if len(l.buf) >= MaxLogWrite/2 {
-			if err := l.flushLocked(); err != nil {
-				return err
+	return l.appendLocked(ds)
+}
+
+func (l *Log) appendLocked(ds []hashing.Digest) error {
+	for _, d := range ds {
+		if l.open < 0 {
+			l.open = len(l.buf)
+			l.buf = append(l.buf, make([]byte, LogRecordHeaderSize)...)
+		}
+		l.buf = binary.LittleEndian.AppendUint64(l.buf, d.H1)
+		if l.width == 16 {
+			l.buf = binary.LittleEndian.AppendUint64(l.buf, d.H2)
+		}
+		l.count++
+		if len(l.buf)-l.open == LogRecordHeaderSize+MaxLogRecord*l.width {
+			l.seal()
+			if len(l.buf) >= MaxLogWrite/2 {
+				if err := l.flushLocked(); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	return nil
 }
 
-// encode appends one record of ds to the buffer; its offset in the file
-// is known now, since records are written in order.
-func (l *Log) encode(ds []hashing.Digest) {
-	at := len(l.buf)
-	l.buf = binary.LittleEndian.AppendUint32(l.buf, uint32(len(ds)))
-	l.buf = binary.LittleEndian.AppendUint32(l.buf, 0)
-	l.buf = binary.LittleEndian.AppendUint64(l.buf, 0)
-	for _, d := range ds {
-		l.buf = binary.LittleEndian.AppendUint64(l.buf, d.H1)
-		if l.width == 16 {
-			l.buf = binary.LittleEndian.AppendUint64(l.buf, d.H2)
-		}
+// seal completes the open record: its count and its sum, which depends on
+// its offset in the file, known now since records are written in order.
+func (l *Log) seal() {
+	if l.open < 0 {
+		return
 	}
-	rec := l.buf[at:]
-	binary.LittleEndian.PutUint64(rec[8:], recordSum(rec, l.end+int64(at)))
-	l.count += uint64(len(ds))
+	rec := l.buf[l.open:]
+	binary.LittleEndian.PutUint32(rec, uint32((len(rec)-LogRecordHeaderSize)/l.width))
+	binary.LittleEndian.PutUint64(rec[8:], recordSum(rec, l.end+int64(l.open)))
+	l.open = -1
 }
 
 // Flush writes the buffered digests to the file (not to the disk: see
@@ -411,6 +421,7 @@ func (l *Log) Flush() error {
 }
 
 func (l *Log) flushLocked() error {
+	l.seal()
 	for len(l.buf) > 0 {
 		// Whole records, at most MaxLogWrite bytes a write.
 		n := 0
@@ -450,14 +461,34 @@ func (l *Log) Sync() error {
 	return nil
 }
 
+// LogPos is a place between two records of a log: the record's file
+// offset, and how many digests come before it (Base excluded). A position
+// returned by a replay is valid until the log is Reset.
+type LogPos struct {
+	Offset int64
+	Count  uint64
+}
+
+// LogStart is the position of a log's first record.
+var LogStart = LogPos{Offset: LogHeaderSize}
+
 // Replay calls fn with the digests of the log's records in order, up to
 // those written when Replay started (it writes what is buffered first).
 // Appends may go on meanwhile; they are not replayed.
 func (l *Log) Replay(fn func([]hashing.Digest) error) error {
+	_, err := l.ReplayFrom(LogStart, fn)
+	return err
+}
+
+// ReplayFrom is Replay from position from (LogStart, or a position an
+// earlier replay returned) and returns the position after the last digest
+// replayed: a caller that replays a log while appends go on, then again
+// from there with the appends held back, sees every digest once.
+func (l *Log) ReplayFrom(from LogPos, fn func([]hashing.Digest) error) (LogPos, error) {
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
-		return ErrClosed
+		return from, ErrClosed
 	}
 	err := l.flushLocked()
 	f, info, end := l.f, l.info, l.end
@@ -465,12 +496,17 @@ func (l *Log) Replay(fn func([]hashing.Digest) error) error {
 	l.mu.Unlock()
 	defer l.fileMu.RUnlock()
 	if err != nil {
-		return err
+		return from, err
 	}
-	if _, _, err := walkLog(f, info, LogHeaderSize, end, fn); err != nil {
-		return &fs.PathError{Op: "replay log", Path: l.path, Err: err}
+	if from.Offset < LogHeaderSize || from.Offset > end {
+		return from, fmt.Errorf("%w: replay from offset %d of a log of %d bytes", ErrCorrupt, from.Offset, end)
 	}
-	return nil
+	stop, n, err := walkLog(f, info, from.Offset, end, fn)
+	at := LogPos{Offset: stop, Count: from.Count + n}
+	if err != nil {
+		return at, &fs.PathError{Op: "replay log", Path: l.path, Err: err}
+	}
+	return at, nil
 }
 
 // Reset starts the log again from sequence number base, for a checkpoint
@@ -510,11 +546,7 @@ func (l *Log) Reset(base uint64) error {
 				return nil
 			}
 			ds, skip = ds[skip:], 0
-			nl.encode(ds)
-			if len(nl.buf) >= MaxLogWrite/2 {
-				return nl.flushLocked()
-			}
-			return nil
+			return nl.appendLocked(ds)
 		})
 	}
 	if err == nil {
@@ -537,7 +569,7 @@ func (l *Log) Reset(base uint64) error {
 	l.fileMu.Lock() // no Replay reads the old file
 	l.f.Close()
 	l.fileMu.Unlock()
-	l.f, l.info, l.end, l.count, l.buf = nl.f, li, nl.end, nl.count, l.buf[:0]
+	l.f, l.info, l.end, l.count, l.buf, l.open = nl.f, li, nl.end, nl.count, l.buf[:0], -1
 	return nil
 }
 
