@@ -23,3 +23,6 @@ var (
 	// ErrClosed: an add to a closed filter (TryAdd, Sync).
 	ErrClosed = mmapstore.ErrClosed
 )
+
+// ErrReadOnly: an add to a filter opened with OpenReadOnly.
+var ErrReadOnly = mmapstore.ErrReadOnly

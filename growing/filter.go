@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -40,27 +41,46 @@ type Filter struct {
 	n0   uint64
 	p    float64
 
-	mu       sync.Mutex // orders history appends against the swap of a rebuilt table
-	grown    *sync.Cond // on mu: a rebuild ended
-	log      *mmapstore.Log
-	logPath  string // removed by Close
-	growing  bool   // a rebuild runs
-	rebuilds int
-	rebuilt  time.Duration // time the last rebuild took
-	limitErr error         // why the filter stopped growing, once it did
-	logErr   error         // a history write failed: Sync and Close report it
-	closed   bool
-	done     sync.WaitGroup // the rebuild goroutine
+	mu        sync.Mutex // orders history appends against the swap of a rebuilt table
+	grown     *sync.Cond // on mu: a rebuild ended
+	log       *mmapstore.Log
+	logPath   string // removed by Close (a temporary history)
+	path      string // the snapshot file; "" for an in-memory filter
+	id        uint64 // the history's owner id, in the snapshot's header
+	readOnly  bool
+	snap      mmapstore.LogPos // the history the snapshot at path holds
+	growing   bool             // a rebuild runs
+	rebuilds  int
+	rebuilt   time.Duration // time the last rebuild took
+	limitErr  error         // why the last growth failed, while that stands
+	hardLimit bool          // limitErr is WithMaxBytes: growth is not tried again
+	retryAt   time.Time     // when growth may be tried again after a failure
+	logErr    error         // a history write failed: Sync and Close report it
+	closed    bool
+	done      sync.WaitGroup // the rebuild goroutine
 
 	_     [64]byte
 	added atomic.Uint64 // adds that reported a new key
 	_     [64]byte
 }
 
-// table is one blocked table and the capacity it was sized for.
+// table is one blocked table and the capacity it was sized for. A
+// file-backed filter's table is a copy-on-write mapping of its snapshot
+// (file); it is unmapped when the table is no longer reachable, so a lookup
+// that loaded it before a swap finishes on mapped memory (see Contains).
 type table struct {
 	bf       blocked.Filter
 	capacity uint64
+	file     *mmapstore.File
+}
+
+// mapped returns the table over the words of mf, which it closes when the
+// table is garbage.
+func mapped(mf *mmapstore.File) *table {
+	h := mf.Header()
+	t := &table{bf: blocked.Filter{Words: mf.Words(), Blocks: h.M / blocked.BlockBits, K: h.K}, capacity: h.Capacity, file: mf}
+	runtime.AddCleanup(t, func(mf *mmapstore.File) { mf.Close(0) }, mf)
+	return t
 }
 
 // New returns an in-memory filter sized for n0 keys at false-positive rate
@@ -81,8 +101,7 @@ func New(n0 uint64, p float64, opts ...Option) (*Filter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("growing: first table: %w", err)
 	}
-	f := &Filter{hash: hashing.NewHasher(c.scheme, c.seed), cfg: c, n0: n0, p: p}
-	f.grown = sync.NewCond(&f.mu)
+	f := newFilter(c, n0, p)
 	if err := f.createTempLog(); err != nil {
 		return nil, fmt.Errorf("growing: %w", err)
 	}
@@ -159,12 +178,18 @@ func (f *Filter) TryAdd(key []byte) (bool, error) { return f.add(f.Hash(key), tr
 func (f *Filter) TryAddString(key string) (bool, error) { return f.add(f.HashString(key), true) }
 
 func (f *Filter) add(d hashing.Digest, strict bool) (bool, error) {
+	if f.readOnly {
+		panic(fmt.Errorf("growing: Add: %w: %s", ErrReadOnly, f.path))
+	}
 	f.mu.Lock()
 	if f.closed {
 		f.mu.Unlock()
 		return false, ErrClosed
 	}
 	t := f.tab.Load()
+	if f.added.Load() >= t.capacity {
+		f.growLocked(t) // a growth that failed may be due again
+	}
 	for f.growing && !f.closed && f.added.Load() >= t.capacity {
 		f.grown.Wait() // the table is full: the rebuild ends soon
 		t = f.tab.Load()
@@ -178,16 +203,18 @@ func (f *Filter) add(d hashing.Digest, strict bool) (bool, error) {
 		f.mu.Unlock()
 		return false, err
 	}
-	// The digest goes into the history before its bits: a rebuild that
-	// swaps in a new table under mu has replayed every digest appended
-	// before it, so an add either finds the new table here or is in it.
+	// The digest goes into the history, and its bits into the table, under
+	// mu: a rebuild that swaps in a new table under mu has replayed every
+	// digest appended before it, and a checkpoint that notes the history's
+	// end under mu finds the bits of every digest before it in the table.
 	if err := f.log.Append([]hashing.Digest{d}); err != nil && f.logErr == nil {
 		// The digest stays buffered and is written by the next flush; a
 		// rebuild cannot read the history until then, and fails.
 		f.logErr = err
 	}
+	isNew := t.bf.Add(d)
 	f.mu.Unlock()
-	if !t.bf.Add(d) {
+	if !isNew {
 		return false, nil
 	}
 	if n := f.added.Add(1); n >= growAt(t.capacity) {
@@ -197,11 +224,18 @@ func (f *Filter) add(d hashing.Digest, strict bool) (bool, error) {
 }
 
 // grow starts a rebuild of t, the full table, unless one runs, t was
-// already replaced, or the filter may not grow.
+// already replaced, or the filter may not grow (now).
 func (f *Filter) grow(t *table) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.growing || f.closed || f.limitErr != nil || f.tab.Load() != t {
+	f.growLocked(t)
+}
+
+func (f *Filter) growLocked(t *table) {
+	if f.growing || f.closed || f.readOnly || f.tab.Load() != t {
+		return
+	}
+	if f.limitErr != nil && (f.hardLimit || time.Now().Before(f.retryAt)) {
 		return
 	}
 	f.growing = true
@@ -229,7 +263,13 @@ func (f *Filter) rebuild(old *table) {
 	}
 	if err != nil {
 		f.limitErr = fmt.Errorf("%w: %w", ErrLimit, err)
+		// A limit the caller set (or the format's) stays; the machine's
+		// memory or disk may free up: growth is tried again a second
+		// later, at the next add that needs it.
+		f.hardLimit = errors.Is(err, ErrTooLarge) && f.cfg.maxBytes != 0
+		f.retryAt = time.Now().Add(time.Second)
 	} else {
+		f.limitErr = nil
 		f.tab.Store(t)
 		f.rebuilds++
 		f.rebuilt = time.Since(start)
@@ -237,9 +277,7 @@ func (f *Filter) rebuild(old *table) {
 	f.growing = false
 	f.grown.Broadcast()
 	if err == nil && f.added.Load() >= growAt(t.capacity) {
-		f.growing = true // keys came faster than the rebuild: grow again
-		f.done.Add(1)
-		go f.rebuild(t)
+		f.growLocked(t) // keys came faster than the rebuild: grow again
 	}
 }
 
@@ -254,25 +292,59 @@ func (f *Filter) build(old *table) (pending, error) {
 	if err != nil {
 		return pending{}, err
 	}
-	t, err := newTable(capacity, f.p, f.cfg.maxBytes)
+	if f.path == "" {
+		t, err := newTable(capacity, f.p, f.cfg.maxBytes)
+		if err != nil {
+			return pending{}, err
+		}
+		at, err := f.replay(t, mmapstore.LogStart)
+		return pending{table: t, at: at}, err
+	}
+	// A file-backed filter builds the table in a new snapshot, publishes
+	// it, and maps it copy-on-write.
+	blocks, k, err := tableParams(capacity, f.p, f.cfg.maxBytes)
 	if err != nil {
 		return pending{}, err
 	}
-	at, err := f.log.ReplayFrom(mmapstore.LogStart, func(ds []hashing.Digest) error {
+	mf, err := mmapstore.CreateTemp(f.path, f.header(capacity, blocks, k))
+	if err != nil {
+		return pending{}, err
+	}
+	t := &table{bf: blocked.Filter{Words: mf.Words(), Blocks: blocks, K: k}, capacity: capacity}
+	at, err := f.replay(t, mmapstore.LogStart)
+	if err == nil {
+		err = mf.SetHistory(at.Count, uint64(at.Offset))
+	}
+	if err != nil {
+		mf.Close(0) // removes the unpublished build
+		return pending{}, err
+	}
+	if err := mf.Publish(f.added.Load()); err != nil {
+		return pending{}, err
+	}
+	pt, err := f.mapSnapshot()
+	return pending{table: pt, at: at}, err
+}
+
+// replay adds the history's digests from position from into t, which
+// nothing else uses yet, and returns the position after them.
+func (f *Filter) replay(t *table, from mmapstore.LogPos) (mmapstore.LogPos, error) {
+	return f.log.ReplayFrom(from, func(ds []hashing.Digest) error {
 		t.bf.AddPlainBatch(ds)
 		return nil
 	})
-	return pending{table: t, at: at}, err
 }
 
 // finish adds to p the digests appended since it was built. mu is held, so
 // no add appends meanwhile.
 func (f *Filter) finish(p pending) (*table, error) {
-	_, err := f.log.ReplayFrom(p.at, func(ds []hashing.Digest) error {
-		p.bf.AddPlainBatch(ds)
-		return nil
-	})
-	return p.table, err
+	if _, err := f.replay(p.table, p.at); err != nil {
+		return nil, err
+	}
+	if f.path != "" {
+		f.snap = p.at // what the published snapshot holds
+	}
+	return p.table, nil
 }
 
 // Contains reports whether key may have been added; false means definitely
@@ -280,20 +352,29 @@ func (f *Filter) finish(p pending) (*table, error) {
 // Close it reports true (a closed filter rules nothing out).
 func (f *Filter) Contains(key []byte) bool {
 	t := f.tab.Load()
-	return t.bf.ContainsKey(&f.hash, key)
+	found := t.bf.ContainsKey(&f.hash, key)
+	runtime.KeepAlive(t) // a mapped table stays mapped until here
+	return found
 }
 
 // ContainsString is Contains for a string key, without copying it.
 func (f *Filter) ContainsString(key string) bool { return f.ContainsDigest(f.HashString(key)) }
 
 // ContainsDigest is Contains for a digest from Hash.
-func (f *Filter) ContainsDigest(d bloomkit.Digest) bool { return f.tab.Load().bf.Contains(d) }
+func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
+	t := f.tab.Load()
+	found := t.bf.Contains(d)
+	runtime.KeepAlive(t)
+	return found
+}
 
 // ContainsDigests sets found[i] to ContainsDigest(ds[i]), warming the next
 // keys' cache lines while it tests the current ones: for a batch of keys on
 // a table larger than the CPU caches. found must be as long as ds.
 func (f *Filter) ContainsDigests(ds []bloomkit.Digest, found []bool) {
-	f.tab.Load().bf.ContainsBatch(ds, found)
+	t := f.tab.Load()
+	t.bf.ContainsBatch(ds, found)
+	runtime.KeepAlive(t)
 }
 
 // Err returns nil while the filter can grow, and once it could not, the
@@ -341,7 +422,7 @@ func (f *Filter) Bytes() uint64 { return f.Bits() / 8 }
 func (f *Filter) LogBytes() uint64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closed {
+	if f.closed || f.log == nil {
 		return 0
 	}
 	return uint64(f.log.Size())
@@ -393,6 +474,9 @@ func (f *Filter) Sync() error {
 	if f.closed {
 		return ErrClosed
 	}
+	if f.readOnly {
+		return nil // nothing to write
+	}
 	if err := f.log.Sync(); err != nil {
 		return fmt.Errorf("growing: %w", err)
 	}
@@ -420,16 +504,17 @@ func (f *Filter) Close() error {
 	f.done.Wait() // a rebuild finishes (it does not swap: closed)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	var err error
+	if f.log != nil {
+		err = f.checkpointLocked() // adds now see closed: none is lost
+		err = errors.Join(err, f.log.Close())
+	}
 	k := f.tab.Load().bf.K
-	f.tab.Store(&table{bf: blocked.Filter{K: k}})
-	err := f.log.Close()
+	f.tab.Store(&table{bf: blocked.Filter{K: k}}) // a mapped table is unmapped once unreachable
 	if f.logPath != "" {
 		if rerr := os.Remove(f.logPath); rerr != nil && err == nil {
 			err = rerr
 		}
-	}
-	if errors.Is(err, mmapstore.ErrClosed) {
-		err = nil
 	}
 	if err != nil {
 		return fmt.Errorf("growing: %w", err)

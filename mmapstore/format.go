@@ -54,7 +54,12 @@ const (
 	offGrowth     = 112 // float64 scalable: capacity ratio between stages; else 0
 	offTightness  = 120 // float64 scalable: error ratio between stages; else 0
 	offStages     = 128 // MaxStages stage entries of StageSize bytes
-	offChecksum   = SlotSize - 8
+	// Growing filters have no stages; the stage table's first bytes hold:
+	offInitial       = 128 // uint64 capacity the filter was made with
+	offHistory       = 136 // uint64 digests of the history log the payload holds
+	offHistoryOffset = 144 // uint64 byte of the history log where they end
+	offHistoryID     = 152 // uint64 the id in the history log's owner field
+	offChecksum      = SlotSize - 8
 
 	// StageSize is the size of one stage entry: payload offset (uint64),
 	// cells m (uint64), k (uint32), block bits (uint32), capacity (uint64),
@@ -96,6 +101,12 @@ const (
 	// payload is a shard table and the shards' arrays, checked by the fuse
 	// package.
 	Fuse Variant = 5
+	// Growing is a filter that grows by rebuilding (package growing): one
+	// cache-line blocked table (M bits, K, BlockBits 512, CellBits 1) for
+	// Capacity keys, Growth its expansion factor, and the growing fields
+	// of Header (offsets offInitial..offHistoryID) tying it to its history
+	// log.
+	Growing Variant = 6
 )
 
 func (v Variant) String() string {
@@ -110,6 +121,8 @@ func (v Variant) String() string {
 		return "scalable"
 	case Fuse:
 		return "fuse"
+	case Growing:
+		return "growing"
 	}
 	return fmt.Sprintf("variant(%d)", uint16(v))
 }
@@ -162,6 +175,14 @@ type Header struct {
 	Growth    float64 // capacity ratio between stages
 	Tightness float64 // error ratio between stages
 	Stages    []Stage
+	// Growing filters only (Growth is their expansion factor): the capacity
+	// the filter was made with, and its history log (see Log): how many of
+	// the log's digests the payload holds, the log offset where they end,
+	// and the id the log's Owner field carries.
+	InitialCapacity uint64
+	History         uint64
+	HistoryOffset   uint64
+	HistoryID       uint64
 }
 
 // ChecksumCurrent reports whether PayloadSum describes the payload.
@@ -206,6 +227,12 @@ func encodeSlot(h *Header, slot []byte) {
 		le.PutUint64(e[24:], s.Capacity)
 		le.PutUint64(e[32:], math.Float64bits(s.TargetP))
 		le.PutUint64(e[40:], s.Count)
+	}
+	if h.Variant == Growing {
+		le.PutUint64(slot[offInitial:], h.InitialCapacity)
+		le.PutUint64(slot[offHistory:], h.History)
+		le.PutUint64(slot[offHistoryOffset:], h.HistoryOffset)
+		le.PutUint64(slot[offHistoryID:], h.HistoryID)
 	}
 	le.PutUint64(slot[offChecksum:], xxh3.Hash(slot[:offChecksum]))
 }
@@ -267,6 +294,12 @@ func decodeSlot(slot []byte) (Header, error) {
 			}
 		}
 	}
+	if h.Variant == Growing {
+		h.InitialCapacity = le.Uint64(slot[offInitial:])
+		h.History = le.Uint64(slot[offHistory:])
+		h.HistoryOffset = le.Uint64(slot[offHistoryOffset:])
+		h.HistoryID = le.Uint64(slot[offHistoryID:])
+	}
 	if err := h.Validate(); err != nil {
 		return h, err
 	}
@@ -296,6 +329,8 @@ func (h *Header) Validate() error {
 		want, err = h.stagesLen()
 	case Fuse:
 		want, err = h.fuseLen()
+	case Growing:
+		want, err = h.growingLen()
 	default:
 		return fmt.Errorf("%w: unknown variant tag %d", ErrCorrupt, uint16(h.Variant))
 	}
@@ -359,6 +394,27 @@ func (h *Header) arrayLen() (uint64, error) {
 		return 0, err
 	}
 	return CellBytes(h.M, h.CellBits), nil
+}
+
+// growingLen checks a growing filter's table and history fields and
+// returns the payload length its table needs.
+func (h *Header) growingLen() (uint64, error) {
+	if h.CellBits != 1 || h.BlockBits != 512 || len(h.Stages) != 0 {
+		return 0, h.invalid("cell bits %d, block bits %d, %d stages; want 1, 512, 0", h.CellBits, h.BlockBits, len(h.Stages))
+	}
+	if err := h.checkGeom("table", h.M, h.K, h.BlockBits); err != nil {
+		return 0, err
+	}
+	if !(h.Growth >= 2 && h.Growth <= 1024 && h.Growth == math.Trunc(h.Growth)) {
+		return 0, h.invalid("expansion %v, want a whole number from 2 to 1024", h.Growth)
+	}
+	if h.InitialCapacity == 0 || h.Capacity < h.InitialCapacity {
+		return 0, h.invalid("capacity %d, initial capacity %d", h.Capacity, h.InitialCapacity)
+	}
+	if h.HistoryOffset < LogHeaderSize || h.HistoryOffset > MaxCells {
+		return 0, h.invalid("history offset %d", h.HistoryOffset)
+	}
+	return CellBytes(h.M, 1), nil
 }
 
 // stagesLen checks the stage table of a scalable filter and returns the

@@ -38,11 +38,15 @@ const (
 	LogRecordHeaderSize = 16
 	// MaxLogRecord is the most digests one record holds; Append splits
 	// longer batches.
-	MaxLogRecord = 32768
+	MaxLogRecord = 8192
 	// MaxLogWrite is the largest single write a Log makes. After a crash
 	// the invalid bytes at the end of a log are fewer than this when they
 	// are a torn last write; more than this is damage (ErrLogCorrupt).
 	MaxLogWrite = 1 << 20
+
+	// logFlushAt is how many buffered bytes make Append write them: the
+	// buffer a log keeps stays near this size.
+	logFlushAt = 64 << 10
 
 	logVersion1 = 1
 
@@ -318,19 +322,57 @@ func decodeDigests(ds []hashing.Digest, b []byte, n int, s hashing.Scheme) []has
 // whose writer is elsewhere. It returns the log's header; invalid bytes at
 // the end are skipped as OpenLog skips them.
 func ReadLog(path string, fn func([]hashing.Digest) error) (LogInfo, error) {
-	f, _, err := openRegular(path, os.O_RDONLY)
+	li, _, err := readLog(path, nil, LogStart, fn)
+	return li, err
+}
+
+// ReadLogFrom is ReadLog from position from (one a snapshot recorded) of
+// the log at path, which must have owner as its Owner (ErrCorrupt
+// otherwise, before fn is called). It returns the position after the last
+// digest read.
+func ReadLogFrom(path string, owner uint64, from LogPos, fn func([]hashing.Digest) error) (LogPos, error) {
+	_, at, err := readLog(path, &owner, from, fn)
+	return at, err
+}
+
+func readLog(path string, owner *uint64, from LogPos, fn func([]hashing.Digest) error) (LogInfo, LogPos, error) {
+	fail := func(li LogInfo, err error) (LogInfo, LogPos, error) {
+		return li, from, &fs.PathError{Op: "read log", Path: path, Err: err}
+	}
+	f, st, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
-		return LogInfo{}, &fs.PathError{Op: "read log", Path: path, Err: err}
+		return fail(LogInfo{}, err)
 	}
 	defer f.Close()
-	li, end, _, _, err := scanLog(f)
-	if err == nil {
-		_, _, err = walkLog(f, li, LogHeaderSize, end, fn)
+	size := st.Size()
+	hdr := make([]byte, LogHeaderSize)
+	if n, _ := f.ReadAt(hdr, 0); n < LogHeaderSize {
+		return fail(LogInfo{}, fmt.Errorf("%w: %d of %d header bytes", ErrLogTruncated, n, LogHeaderSize))
+	}
+	li, err := decodeLogHeader(hdr)
+	if err != nil {
+		return fail(li, err)
+	}
+	if owner != nil && li.Owner != *owner {
+		return fail(li, fmt.Errorf("%w: the log of another filter (owner %#x, want %#x)", ErrCorrupt, li.Owner, *owner))
+	}
+	if from.Offset < LogHeaderSize || from.Offset > size {
+		return fail(li, fmt.Errorf("%w: read from offset %d of a log of %d bytes", ErrLogCorrupt, from.Offset, size))
+	}
+	// Check the end before handing out digests: damage is refused whole.
+	end, _, err := walkLog(f, li, from.Offset, size, nil)
+	if err == nil && size-end >= MaxLogWrite {
+		err = fmt.Errorf("%w: invalid record at offset %d, %d bytes before the end", ErrLogCorrupt, end, size-end)
 	}
 	if err != nil {
-		return li, &fs.PathError{Op: "read log", Path: path, Err: err}
+		return fail(li, err)
 	}
-	return li, nil
+	stop, n, err := walkLog(f, li, from.Offset, end, fn)
+	at := LogPos{Offset: stop, Count: from.Count + n}
+	if err != nil {
+		return li, at, &fs.PathError{Op: "read log", Path: path, Err: err}
+	}
+	return li, at, nil
 }
 
 // Info returns the log's header.
@@ -360,7 +402,7 @@ func (l *Log) Size() int64 {
 }
 
 // Append adds digests to the log, in memory until the next Flush or Sync
-// (or until MaxLogWrite/2 bytes are waiting, when it writes them). Digests
+// (or until 64 KiB are waiting, when it writes them). Digests
 // appended between two flushes share records of up to MaxLogRecord, so a
 // digest appended alone costs its width and not a record of its own. The
 // digests must be of the log's scheme and seed. After Close it returns
@@ -387,10 +429,10 @@ func (l *Log) appendLocked(ds []hashing.Digest) error {
 		l.count++
 		if len(l.buf)-l.open == LogRecordHeaderSize+MaxLogRecord*l.width {
 			l.seal()
-			if len(l.buf) >= MaxLogWrite/2 {
-				if err := l.flushLocked(); err != nil {
-					return err
-				}
+		}
+		if len(l.buf) >= logFlushAt {
+			if err := l.flushLocked(); err != nil {
+				return err
 			}
 		}
 	}
@@ -467,6 +509,20 @@ func (l *Log) Sync() error {
 type LogPos struct {
 	Offset int64
 	Count  uint64
+}
+
+// End writes the buffered digests and returns the position after the last
+// one: what a snapshot taken now would hold.
+func (l *Log) End() (LogPos, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return LogPos{}, ErrClosed
+	}
+	if err := l.flushLocked(); err != nil {
+		return LogPos{}, err
+	}
+	return LogPos{Offset: l.end, Count: l.count}, nil
 }
 
 // LogStart is the position of a log's first record.
