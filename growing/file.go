@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"sync"
 
 	"github.com/bloomkit/bloomkit/internal/blocked"
@@ -233,4 +234,31 @@ func (f *Filter) checkpointLocked() error {
 	}
 	f.snap = end
 	return nil
+}
+
+// Verify checks the snapshot the table was mapped from against its
+// checksum (reading the file, O(size): mmapstore.File.Verify) and reads the
+// history through, checking every record; an in-memory filter has nothing
+// to verify. A damaged snapshot is mmapstore.ErrPayloadChecksum, a damaged
+// history mmapstore.ErrLogCorrupt. After Close it returns ErrClosed.
+func (f *Filter) Verify() error {
+	t := f.tab.Load()
+	defer runtime.KeepAlive(t)
+	f.mu.Lock()
+	closed := f.closed
+	f.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	if t.file == nil {
+		return nil
+	}
+	if err := t.file.Verify(); err != nil {
+		return err
+	}
+	_, err := mmapstore.ReadLogFrom(HistoryPath(f.path), f.id, mmapstore.LogStart, func([]hashing.Digest) error { return nil })
+	if errors.Is(err, fs.ErrNotExist) && f.readOnly {
+		return nil // a reader may serve a snapshot alone
+	}
+	return err
 }

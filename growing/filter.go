@@ -223,6 +223,64 @@ func (f *Filter) add(d hashing.Digest, strict bool) (bool, error) {
 	return true, nil
 }
 
+// AddDigests adds the digests of ds, in order, under one lock (one history
+// append), sets isNew[i] (when isNew is not nil; len(isNew) >= len(ds)) to
+// whether ds[i] was new, and returns how many were: Add for a batch of
+// keys, as a server's multi-key command makes. It waits for a running
+// rebuild when the table is full, as Add does; after Close it adds nothing
+// and returns 0.
+func (f *Filter) AddDigests(ds []bloomkit.Digest, isNew []bool) int {
+	if f.readOnly {
+		panic(fmt.Errorf("growing: AddDigests: %w: %s", ErrReadOnly, f.path))
+	}
+	n := 0
+	for len(ds) > 0 {
+		f.mu.Lock()
+		if f.closed {
+			f.mu.Unlock()
+			return n
+		}
+		t := f.tab.Load()
+		if f.added.Load() >= t.capacity {
+			f.growLocked(t)
+		}
+		for f.growing && !f.closed && f.added.Load() >= t.capacity {
+			f.grown.Wait()
+			t = f.tab.Load()
+		}
+		if f.closed {
+			f.mu.Unlock()
+			return n
+		}
+		// As many as the table takes before its growth is due, at least one.
+		room := max(int(min(uint64(len(ds)), growAt(t.capacity)-min(growAt(t.capacity), f.added.Load()))), 1)
+		if err := f.log.Append(ds[:room]); err != nil && f.logErr == nil {
+			f.logErr = err
+		}
+		fresh := 0
+		for i, d := range ds[:room] {
+			isNewI := t.bf.Add(d)
+			if isNew != nil {
+				isNew[i] = isNewI
+			}
+			if isNewI {
+				fresh++
+			}
+		}
+		added := f.added.Add(uint64(fresh))
+		if added >= growAt(t.capacity) {
+			f.growLocked(t)
+		}
+		f.mu.Unlock()
+		n += fresh
+		ds = ds[room:]
+		if isNew != nil {
+			isNew = isNew[room:]
+		}
+	}
+	return n
+}
+
 // grow starts a rebuild of t, the full table, unless one runs, t was
 // already replaced, or the filter may not grow (now).
 func (f *Filter) grow(t *table) {

@@ -263,3 +263,38 @@ func TestCloseDuringRebuild(t *testing.T) {
 		wg.Wait()
 	}
 }
+
+// TestAddDigests: a batch add reports each digest's newness as Add would,
+// grows through the batch, and loses nothing.
+func TestAddDigests(t *testing.T) {
+	f := newTest(t, 100, 0.01)
+	g := newTest(t, 100, 0.01)
+	var buf [16]byte
+	const n = 200_000
+	ds := make([]bloomkit.Digest, 0, n)
+	for i := uint64(0); i < n; i++ {
+		ds = append(ds, f.Hash(filtertest.Key(buf[:], 1, i%150_000))) // with repeats
+	}
+	isNew := make([]bool, n)
+	got := 0
+	for lo := 0; lo < n; lo += 7000 {
+		hi := min(lo+7000, n)
+		got += f.AddDigests(ds[lo:hi], isNew[lo:hi])
+	}
+	f.settle()
+	want := 0
+	for i, d := range ds {
+		w := g.AddDigest(d)
+		g.settle()
+		if i >= 150_000 {
+			require.False(t, isNew[i], "a repeat is not new")
+		}
+		if w {
+			want++
+		}
+	}
+	require.InDelta(t, want, got, float64(n)/100, "new counts of a batch and of one by one")
+	require.Equal(t, uint64(got), f.Added())
+	filtertest.NoFalseNegatives(t, f, 1, 150_000)
+	require.Equal(t, g.Capacity(), f.Capacity())
+}
