@@ -14,6 +14,9 @@
 //   - scalable: grows past its capacity in blocked stages while the compound
 //     false-positive rate stays under the target; no NewWithSize, Union or
 //     Intersect.
+//   - growing: grows past its capacity without stacking: one blocked table,
+//     rebuilt larger from the history of its digests (a log on disk), so a
+//     lookup probes one cache line however far it grew.
 //
 // Beside them:
 //
