@@ -48,8 +48,9 @@ type Filter struct {
 	path      string // the snapshot file; "" for an in-memory filter
 	id        uint64 // the history's owner id, in the snapshot's header
 	readOnly  bool
-	snap      mmapstore.LogPos // the history the snapshot at path holds
-	growing   bool             // a rebuild runs
+	snap      mmapstore.LogPos  // the history the snapshot at path holds
+	retired   []*mmapstore.File // snapshots of replaced tables: unmapped when unreachable, or by Close
+	growing   bool              // a rebuild runs
 	rebuilds  int
 	rebuilt   time.Duration // time the last rebuild took
 	limitErr  error         // why the last growth failed, while that stands
@@ -328,6 +329,9 @@ func (f *Filter) rebuild(old *table) {
 		f.retryAt = time.Now().Add(time.Second)
 	} else {
 		f.limitErr = nil
+		if old := f.tab.Load(); old.file != nil {
+			f.retired = append(f.retired, old.file)
+		}
 		f.tab.Store(t)
 		f.rebuilds++
 		f.rebuilt = time.Since(start)
@@ -567,8 +571,21 @@ func (f *Filter) Close() error {
 		err = f.checkpointLocked() // adds now see closed: none is lost
 		err = errors.Join(err, f.log.Close())
 	}
-	k := f.tab.Load().bf.K
-	f.tab.Store(&table{bf: blocked.Filter{K: k}}) // a mapped table is unmapped once unreachable
+	t := f.tab.Load()
+	f.tab.Store(&table{bf: blocked.Filter{K: t.bf.K}})
+	// No lookup runs during Close: unmap now what lookups may have used,
+	// the table and those that growths replaced (whose cleanups may have
+	// unmapped them already).
+	files := f.retired
+	if t.file != nil {
+		files = append(files, t.file)
+	}
+	for _, mf := range files {
+		if cerr := mf.Close(0); cerr != nil && !errors.Is(cerr, mmapstore.ErrClosed) {
+			err = errors.Join(err, cerr)
+		}
+	}
+	f.retired = nil
 	if f.logPath != "" {
 		if rerr := os.Remove(f.logPath); rerr != nil && err == nil {
 			err = rerr
