@@ -33,6 +33,7 @@ type entry struct {
 	// followed (see follow) for as long as the key is served.
 	followed atomic.Bool
 	ident    fileID     // the file served since the key was followed (under wmu)
+	locked   fileID     // a file found open for writing by another process (under wmu)
 	rej      *rejection // a file refused at the path (under wmu)
 	journal  journal    // under wmu
 
@@ -155,6 +156,10 @@ func (s *Server) openFollowed(e *entry, id fileID, replay [][]byte) (*live, int,
 	var l *live
 	var err error
 	replayed := 0
+	tries := 10
+	if id.same(e.locked) {
+		tries = 0 // found locked before: another writer, not a publisher's last moment
+	}
 	for try := 0; ; try++ {
 		l, err = mmapstore.NewLive(e.path, func(p string) (*handle, error) {
 			h, err := openHandle(p, true, s.cfg.MaxFilterBytes)
@@ -175,12 +180,16 @@ func (s *Server) openFollowed(e *entry, id fileID, replay [][]byte) (*live, int,
 			}
 			return h, nil
 		}, mmapstore.TrustFirstFile())
-		if !errors.Is(err, mmapstore.ErrLocked) || try == 10 {
+		if !errors.Is(err, mmapstore.ErrLocked) || try >= tries {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	if errors.Is(err, mmapstore.ErrLocked) {
+		if !id.same(e.locked) {
+			e.locked = id
+			s.log.Warn("file open for writing by another process; adds are refused until it is closed", "key", e.name)
+		}
 		return nil, 0, fmt.Errorf("filter %s is %w", e.name, errOtherWriter)
 	}
 	return l, replayed, err

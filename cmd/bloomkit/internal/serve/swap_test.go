@@ -266,10 +266,13 @@ func waitServed(t *testing.T, c *redis.Client, key, item string) {
 
 // mvOver builds a partitioned filter of keys elsewhere and moves it over
 // path, as `mv` does (no lock taken).
-func mvOver(t *testing.T, path string, keys ...string) {
+func mvOver(t *testing.T, path string, keys ...string) { mvOverN(t, path, 1000, keys...) }
+
+// mvOverN is mvOver of a filter sized for n keys.
+func mvOverN(t *testing.T, path string, n int, keys ...string) {
 	t.Helper()
 	built := filepath.Join(t.TempDir(), "new.bloom")
-	publish(t, built, 1000, keys...)
+	publish(t, built, n, keys...)
 	require.NoError(t, os.Rename(built, path))
 }
 
@@ -436,4 +439,68 @@ func TestFusePublishedOverKey(t *testing.T) {
 		require.Equal(t, ":1", r.do("BF.EXISTS", "allow", "late"), "the journal outlives the fuse build")
 		require.Equal(t, ":1", r.do("BF.ADD", "allow", "after"))
 	})
+}
+
+// TestPublishUnderAdds: clients add all along while five builds are
+// published over the key (bloomkit publish's rename and mv in turn): every
+// add acknowledged, before, between or during the publishes, answers 1
+// after the last one, and after a clean restart. Adds that land in the
+// replaced file between the rename and the server's look at the path are
+// in the journal, and replayed into the new file.
+func TestPublishUnderAdds(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "k.bloom")
+	publish(t, path, 100000, "build-0")
+	ts := start(t, cfgWith(func(c *Config) { c.Dir = dir }))
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	acked := make([][]string, 4)
+	var failures atomic.Int64
+	var firstErr atomic.Value
+	for w := range acked {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := redis.NewClient(&redis.Options{Addr: ts.addr, MaxRetries: -1})
+			defer c.Close()
+			for i := 0; ctx.Err() == nil; i++ {
+				k := fmt.Sprintf("w%d-%d", w, i)
+				if err := c.BFAdd(context.Background(), "k", k).Err(); err != nil {
+					failures.Add(1)
+					firstErr.CompareAndSwap(nil, err)
+					continue
+				}
+				acked[w] = append(acked[w], k)
+			}
+		}()
+	}
+	c := ts.client(t)
+	for b := 1; b <= 5; b++ {
+		item := fmt.Sprintf("build-%d", b)
+		if b%2 == 1 {
+			publish(t, path, 100000, item)
+		} else {
+			mvOverN(t, path, 100000, item)
+		}
+		waitServed(t, c, "k", item)
+	}
+	cancel()
+	wg.Wait()
+	require.Zero(t, failures.Load(), "first: %v", firstErr.Load())
+	check := func(c *redis.Client) {
+		for _, keys := range acked {
+			for _, k := range keys {
+				require.True(t, c.BFExists(context.Background(), "k", k).Val(), "acknowledged %s lost", k)
+			}
+		}
+	}
+	check(c)
+	ts.Shutdown()
+	ts2 := start(t, cfgWith(func(c *Config) { c.Dir = dir }))
+	check(ts2.client(t))
+	n := 0
+	for _, keys := range acked {
+		n += len(keys)
+	}
+	t.Logf("%d adds acknowledged during 5 publishes", n)
 }
