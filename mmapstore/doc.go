@@ -65,7 +65,9 @@
 // WriteFileAtomic) takes the same lock on the file it replaces before the
 // rename, waiting up to SetReplaceWait's wait (DefaultReplaceWait, 5 s) for
 // a writer to close it, and otherwise refuses with an *fs.PathError (Op
-// "replace") around ErrLocked, leaving both files as they were. A writable
+// "replace") around ErrLocked, leaving both files as they were. A writer that
+// follows replaces (Follow: a server that adds its writes again to a file
+// moved over its own) is not waited for: the replace renames at once. A writable
 // Open checks, once it holds the lock, that the path still names the file
 // it locked (a replace may land between its open and its lock) and opens
 // again if not. A tool that renames without the lock (mv, rsync) can still

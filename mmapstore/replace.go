@@ -39,7 +39,9 @@ func SetReplaceWait(d time.Duration) time.Duration {
 // the path to) around ErrLocked, leaving both files as they were: a rename
 // over a file that is being written would send the writer's adds to a file
 // that no longer has a name. Publish, PublishCopy and WriteFileAtomic end
-// with the same step.
+// with the same step. A writer that follows replaces (see Follower) is not
+// waited for: the rename goes ahead at once, and the writer carries its
+// writes over to the new file.
 func Replace(from, to string) error { return renameDurably(from, to) }
 
 // renameDurably moves from over to, holding the writer lock of the file at
@@ -66,7 +68,8 @@ func renameDurably(from, to string) error {
 
 // lockTarget takes the writer lock of the regular file at path, waiting up
 // to the replace wait for a writer that holds it, and returns the function
-// that releases it. Nothing to lock (no file, not a regular file, a file
+// that releases it. A writer that follows replaces is not waited for: the
+// function returned then releases the replace's mark (see followedReplace). Nothing to lock (no file, not a regular file, a file
 // this process may not read, a file system without flock) is no error: no
 // writer can hold such a file, and the rename reports what it reports.
 func lockTarget(path string) (unlock func(), err error) {
@@ -83,6 +86,11 @@ func lockTarget(path string) (unlock func(), err error) {
 				f.Close() // replaced while we locked: lock what is there now
 				continue
 			}
+			return func() { f.Close() }, nil
+		}
+		if errors.Is(err, ErrLocked) && followedReplace(f, st, path) {
+			// Its writer follows replaces (a server with a journal):
+			// rename now; f's mark holds the writer's Stop until then.
 			return func() { f.Close() }, nil
 		}
 		f.Close()

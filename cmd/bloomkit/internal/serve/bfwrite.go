@@ -109,7 +109,7 @@ func setInsertOption(sp *spec, a, v string) string {
 // insert adds items to key, creating the filter from sp when create is
 // set and the key has no file; multi replies an array (BF.MADD, BF.INSERT)
 // else one integer (BF.ADD). Writes to one key are serialized; the keys
-// acknowledged are journaled (see checkWriter).
+// acknowledged are journaled (see follow).
 func (s *Server) insert(c redcon.Conn, key []byte, items [][]byte, sp spec, create, multi bool) {
 	e, err := s.writer(key, sp, create)
 	if err != nil {
@@ -183,6 +183,9 @@ func (s *Server) writer(key []byte, sp spec, create bool) (*entry, error) {
 		}
 		if err := s.openWriter(e); err != nil {
 			e.wmu.Unlock()
+			if errors.Is(err, errDropped) {
+				continue
+			}
 			return nil, err
 		}
 		return e, nil

@@ -3,6 +3,7 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -17,7 +18,8 @@ type lease = mmapstore.Lease[*handle]
 // entry is one key: the file DIR/NAME.bloom served through one
 // mmapstore.Live at a time. A file is served read-only until a command
 // writes to it; it is then reopened for writing (one writer per file) and
-// stays so until the server stops or the key goes away.
+// stays so until the server stops or the key goes away, following the
+// publishes over it (see follow).
 type entry struct {
 	name, path string
 	cur        atomic.Pointer[live]
@@ -27,10 +29,13 @@ type entry struct {
 	wmu      sync.Mutex
 	writable atomic.Bool
 	dirty    atomic.Bool
-	ident    fileID // the file open for writing (under wmu)
-	refused  fileID // a published file refused while writing (under wmu)
-	locked   fileID // a published file found locked by its writer (under wmu)
-	journal  journal
+	// followed is set once the server wrote to the key: its path is then
+	// followed (see follow) for as long as the key is served.
+	followed atomic.Bool
+	ident    fileID     // the file served since the key was followed (under wmu)
+	locked   fileID     // a file found open for writing by another process (under wmu)
+	rej      *rejection // a file refused at the path (under wmu)
+	journal  journal    // under wmu
 
 	hits, misses, swaps atomic.Uint64
 }
@@ -67,9 +72,11 @@ func tryAcquire(l *live) (ls *lease, ok bool) {
 	return l.Acquire(), true
 }
 
-// journal keeps the keys acknowledged by writes since the file was opened
-// for writing, so that they can be added again to a build published over
-// it. Past its limit it keeps only a count of what it dropped.
+// journal keeps the keys acknowledged by writes to the key since the server
+// first wrote to it, so that they can be added again to every build
+// published over it (a build made elsewhere knows none of them): it is not
+// emptied by a publish. Past its limit it keeps only a count of what it
+// dropped.
 type journal struct {
 	keys    [][]byte
 	bytes   uint64
@@ -85,109 +92,311 @@ func (j *journal) add(key []byte, limit uint64) {
 	j.bytes += uint64(len(key))
 }
 
-func (j *journal) reset() { *j = journal{} }
+// len is the count of adds journaled or dropped past the limit.
+func (j *journal) len() uint64 { return uint64(len(j.keys)) + j.dropped }
+
+// A key the server writes to follows its path: the file it writes is
+// marked (mmapstore.Follower), so that a publish over it (bloomkit publish,
+// build -o, union -o) renames at once instead of waiting for the server's
+// writer lock, as mv and rsync always did. Every write command and every
+// watch interval look at the path (follow); a file found there that is not
+// the one being written is opened for writing and given the journal (every
+// add acknowledged on the key since the server first wrote to it, whatever
+// files came between), then served (adopt). Until a file is adopted, adds
+// are refused with an error, never acknowledged into the replaced file.
+
+// errDropped: the key's file was removed while open for writing and the
+// key was dropped; the command looks the key up again.
+var errDropped = errors.New("key dropped: its file was removed")
+
+// errOtherWriter: another process holds the key's file open for writing.
+var errOtherWriter = errors.New("open for writing by another process")
 
 // openWriter switches e to writing: the file is opened read-write (which
-// verifies a sealed file first) and swapped in for the read-only mapping.
-// Called with e.wmu held.
+// verifies a sealed file first), marked as followed and swapped in for the
+// read-only mapping. For a key being written it checks the path instead
+// (follow). Called with e.wmu held.
 func (s *Server) openWriter(e *entry) error {
-	if e.writable.Load() {
-		return nil
+	if e.writable.Load() || e.followed.Load() {
+		if err := s.follow(e); err != nil {
+			return err
+		}
+		if e.writable.Load() {
+			return nil
+		}
+	}
+	if ls, ok := e.acquire(); ok {
+		static := ls.Value().static
+		ls.Release()
+		if static {
+			return fmt.Errorf("filter %s is a fuse filter: static (built once), it takes no adds", e.name)
+		}
 	}
 	id, err := statID(e.path)
 	if err != nil {
 		return err
 	}
-	var l *live
-	for try := 0; ; try++ {
-		l, err = mmapstore.NewLive(e.path, func(p string) (*handle, error) {
-			return openHandle(p, true, s.cfg.MaxFilterBytes)
-		}, mmapstore.TrustFirstFile())
-		// A publisher holds its lock for a moment after the rename.
-		if !errors.Is(err, mmapstore.ErrLocked) || try == 10 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	l, _, err := s.openFollowed(e, id, nil)
 	if err != nil {
-		if errors.Is(err, mmapstore.ErrLocked) {
-			return fmt.Errorf("filter %s is open for writing by another process", e.name)
-		}
 		return err
 	}
 	e.ident = id
-	e.journal.reset()
 	s.retire(e.cur.Swap(l))
 	e.writable.Store(true)
+	e.followed.Store(true)
 	s.log.Info("opened for writing", "key", e.name)
 	return nil
 }
 
-// checkWriter handles the file under a key the server writes to: a build
-// published over it (another inode at the path) is opened for writing and
-// given every key acknowledged since the old file was opened, then served;
-// a removed file drops the key. Called by the rescan loop.
-func (s *Server) checkWriter(e *entry) {
-	e.wmu.Lock()
-	defer e.wmu.Unlock()
+// openFollowed opens the file at e.path, which must be the file id, for
+// writing, adds the keys of replay to it, marks it followed and returns it
+// served by a new Live, with the count of keys replayed. A publisher still
+// holding its lock just after its rename is waited for a moment.
+func (s *Server) openFollowed(e *entry, id fileID, replay [][]byte) (*live, int, error) {
+	var l *live
+	var err error
+	replayed := 0
+	tries := 10
+	if id.same(e.locked) {
+		tries = 0 // found locked before: another writer, not a publisher's last moment
+	}
+	for try := 0; ; try++ {
+		l, err = mmapstore.NewLive(e.path, func(p string) (*handle, error) {
+			h, err := openHandle(p, true, s.cfg.MaxFilterBytes)
+			if err != nil {
+				return nil, err
+			}
+			if h.fol, err = followFile(p, id); err != nil {
+				h.Close()
+				return nil, err
+			}
+			replayed = 0
+			for _, k := range replay {
+				if _, err := h.add(k); err != nil {
+					h.Close()
+					return nil, fmt.Errorf("replaying acknowledged adds: %w", err)
+				}
+				replayed++
+			}
+			return h, nil
+		}, mmapstore.TrustFirstFile())
+		if !errors.Is(err, mmapstore.ErrLocked) || try >= tries {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if errors.Is(err, mmapstore.ErrLocked) {
+		if !id.same(e.locked) {
+			e.locked = id
+			s.log.Warn("file open for writing by another process; adds are refused until it is closed", "key", e.name)
+		}
+		return nil, 0, fmt.Errorf("filter %s is %w", e.name, errOtherWriter)
+	}
+	return l, replayed, err
+}
+
+// followFile marks the file at path, which must be the file id, as followed.
+func followFile(path string, id fileID) (*mmapstore.Follower, error) {
+	fol, err := mmapstore.Follow(path)
+	if err != nil {
+		return nil, err
+	}
+	if now, err := statID(path); err != nil || !now.same(id) {
+		fol.Close()
+		return nil, fmt.Errorf("%s was replaced while it was opened for writing; try again", path)
+	}
+	return fol, nil
+}
+
+// follow checks that the file at e's path is the one e serves, and adopts
+// another file found there. It returns an error for the client while adds
+// must be refused (a file at the path that cannot be adopted), and
+// errDropped when the file is gone (the key is dropped). Called with e.wmu
+// held, for a key being written or with a journal.
+func (s *Server) follow(e *entry) error {
+	id, err := statID(e.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		s.log.Warn("file removed while open for writing; the key is dropped",
+			"key", e.name, "acknowledged_adds_lost", e.journal.len())
+		s.drop(e)
+		return errDropped
+	case err != nil:
+		return nil // a stat that fails is no evidence of a replace
+	case id.same(e.ident):
+		s.markFollowed(e)
+		return nil
+	}
+	return s.adopt(e, id)
+}
+
+// markFollowed marks the file of a key being written that has no mark yet
+// (one the server created: see create). Called with e.wmu held.
+func (s *Server) markFollowed(e *entry) {
+	e.followed.Store(true)
 	if !e.writable.Load() {
 		return
 	}
-	id, err := statID(e.path)
-	if errors.Is(err, os.ErrNotExist) {
-		s.log.Warn("file removed while open for writing; the key is dropped",
-			"key", e.name, "acknowledged_adds_lost", uint64(len(e.journal.keys))+e.journal.dropped)
-		s.drop(e)
+	ls, ok := e.acquire()
+	if !ok {
 		return
 	}
-	if err != nil || id.same(e.ident) || id.same(e.refused) {
-		return
-	}
-	replayed := 0
-	l, err := mmapstore.NewLive(e.path, func(p string) (*handle, error) {
-		h, err := openHandle(p, true, s.cfg.MaxFilterBytes)
+	defer ls.Release()
+	if h := ls.Value(); h.writable && h.fol == nil {
+		fol, err := followFile(e.path, e.ident)
 		if err != nil {
-			return nil, err
+			s.log.Warn("cannot mark a written file as followed; a publish over it waits for the server", "key", e.name, "err", err)
+			return
 		}
-		for _, k := range e.journal.keys {
-			if _, err := h.add(k); err != nil {
-				h.Close()
-				return nil, fmt.Errorf("replaying acknowledged adds: %w", err)
-			}
-			replayed++
+		h.fol = fol
+	}
+}
+
+// adopt serves the file id now at e's path in place of the one e served:
+// a variant that takes adds is opened for writing and given the journal; a
+// static one (fuse) is served read-only if it holds every key of the
+// journal. A file that cannot be adopted is refused (once per file, kept
+// open so that its inode number is not reused) and its error returned:
+// adds are refused until a good file is put at the path, lookups answer
+// from the file served before. Called with e.wmu held.
+func (s *Server) adopt(e *entry, id fileID) error {
+	fi, serr := os.Stat(e.path)
+	if serr != nil {
+		return nil
+	}
+	if e.rej != nil {
+		if e.rej.matches(fi) {
+			return e.rej.err
 		}
-		return h, nil
-	}, mmapstore.TrustFirstFile())
-	if errors.Is(err, mmapstore.ErrLocked) {
-		// The publisher still holds its lock just after the rename (or
-		// another process writes to the new file): try again next time.
-		if !id.same(e.locked) {
-			e.locked = id
-			s.log.Warn("published file still open for writing elsewhere; will retry", "key", e.name)
-		}
-		return
+		e.rej.drop()
+		e.rej = nil
+	}
+	hdr, err := mmapstore.ReadHeader(e.path)
+	var l *live
+	replayed := 0
+	switch {
+	case err != nil:
+	case !takesAdds(hdr.Variant):
+		l, err = s.openStatic(e)
+	default:
+		l, replayed, err = s.openFollowed(e, id, e.journal.keys)
 	}
 	if err != nil {
-		e.refused = id
+		if errors.Is(err, errOtherWriter) {
+			return fmt.Errorf("filter %s: the file published over it is still open for writing by another process; adds are refused until it is closed", e.name)
+		}
+		e.rej = newRejection(e.path, fi, fmt.Errorf("filter %s: the file published over the one being written was refused (%v); adds are refused until a good file is published there", e.name, err))
 		s.stats.refused.Add(1)
-		s.log.Error("published file refused; still writing to the replaced file, whose adds will be lost when it is closed",
-			"key", e.name, "err", err)
-		return
+		s.log.Error("file published over a written key refused; adds are refused until a good file is published there, lookups answer from the replaced file",
+			"key", e.name, "acknowledged_adds_held", e.journal.len(), "err", err)
+		return e.rej.err
 	}
-	if e.journal.dropped > 0 {
+	writable := takesAdds(hdr.Variant)
+	switch {
+	case !writable:
+		s.log.Warn("fuse (static) file published over a written key: served read-only, adds are refused; every acknowledged add is in it (checked)",
+			"key", e.name, "acknowledged_adds", e.journal.len())
+	case e.journal.dropped > 0:
 		s.log.Error("file replaced by a publish while open for writing; acknowledged adds past the journal limit are LOST",
 			"key", e.name, "replayed", replayed, "lost", e.journal.dropped)
-	} else {
+	default:
 		s.log.Warn("file replaced by a publish while open for writing; acknowledged adds replayed into the new file",
 			"key", e.name, "replayed", replayed)
 	}
 	e.ident = id
-	e.refused = fileID{}
-	e.journal.reset()
-	e.dirty.Store(true)
+	e.writable.Store(writable)
+	e.dirty.Store(writable)
 	s.retire(e.cur.Swap(l))
 	e.swaps.Add(1)
 	s.stats.swaps.Add(1)
+	return nil
+}
+
+// openStatic serves the static (fuse) file at e's path read-only, verified,
+// if it holds every key of the journal: else those adds would be lost, and
+// the file is refused.
+func (s *Server) openStatic(e *entry) (*live, error) {
+	l, err := mmapstore.NewLive(e.path, func(p string) (*handle, error) { return openHandle(p, false, 0) })
+	if err != nil {
+		return nil, err
+	}
+	ls := l.Acquire()
+	missing := 0
+	for _, k := range e.journal.keys {
+		if !ls.Value().f.Contains(k) {
+			missing++
+		}
+	}
+	ls.Release()
+	if missing > 0 {
+		l.Close()
+		return nil, fmt.Errorf("a fuse (static) filter, which takes no adds, lacks %d of the %d adds acknowledged on this key: publish a build that holds them, or a variant that takes adds (partitioned, standard, scalable), or DEL the key to drop them",
+			missing, len(e.journal.keys))
+	}
+	return l, nil
+}
+
+// stopFollowing ends the following of e's file before it is closed
+// (Shutdown, with e.wmu held): it removes the mark, waits for publishes
+// that relied on it, and adopts a file one of them put at the path, so that
+// no acknowledged add stays behind in a replaced file.
+func (s *Server) stopFollowing(e *entry) {
+	for range 3 {
+		if !e.writable.Load() {
+			break
+		}
+		ls, ok := e.acquire()
+		if !ok {
+			return
+		}
+		err := ls.Value().fol.Stop()
+		ls.Release()
+		if err != nil {
+			s.log.Error("stop following", "key", e.name, "err", err)
+		}
+		if id, err := statID(e.path); err != nil || id.same(e.ident) || s.adopt(e, id) != nil {
+			break
+		}
+	}
+	if e.rej != nil && e.journal.len() > 0 {
+		s.log.Error("stopping while the file at the path is refused: the acknowledged adds held for it are LOST",
+			"key", e.name, "lost", e.journal.len())
+	}
+}
+
+// checkWriter follows the path of a key being written (or with a journal)
+// at each watch interval: see follow. Called by the rescan loop.
+func (s *Server) checkWriter(e *entry) {
+	e.wmu.Lock()
+	defer e.wmu.Unlock()
+	if e.cur.Load() == nil {
+		return
+	}
+	s.follow(e)
+}
+
+// rejection remembers a file refused at a key's path, kept open (on Unix)
+// so that its inode number cannot be given to a new file meanwhile.
+type rejection struct {
+	info os.FileInfo
+	f    *os.File
+	err  error
+}
+
+func newRejection(path string, fi os.FileInfo, err error) *rejection {
+	f, _ := os.Open(path)
+	return &rejection{info: fi, f: f, err: err}
+}
+
+func (r *rejection) matches(fi os.FileInfo) bool {
+	return os.SameFile(fi, r.info) && fi.Size() == r.info.Size() && fi.ModTime().Equal(r.info.ModTime())
+}
+
+func (r *rejection) drop() {
+	if r.f != nil {
+		r.f.Close()
+		r.f = nil
+	}
 }
 
 // syncEntry makes the adds to a written filter durable.
@@ -200,7 +409,9 @@ func (s *Server) syncEntry(e *entry) error {
 		return nil
 	}
 	defer ls.Release()
-	if err := ls.Value().f.Sync(); err != nil {
+	if err := ls.Value().f.Sync(); err != nil && !errors.Is(err, mmapstore.ErrReplaced) {
+		// (A replaced file: its writes are durable in it, and follow
+		// carries the journal over to the file at the path.)
 		e.dirty.Store(true)
 		return err
 	}

@@ -1,9 +1,11 @@
 package serve
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/bloomkit/bloomkit/counting"
+	"github.com/bloomkit/bloomkit/fuse"
 	"github.com/bloomkit/bloomkit/mmapstore"
 	"github.com/bloomkit/bloomkit/partitioned"
 	"github.com/bloomkit/bloomkit/scalable"
@@ -33,10 +35,16 @@ type handle struct {
 	many func(keys [][]byte, found []bool) []bool
 	// sc is set for scalable filters: stages, growth, TryAdd.
 	sc *scalable.Filter
+	// static is set for a variant that takes no adds (fuse: built once).
+	static bool
+	// fol marks the file of a writable handle as followed through
+	// replaces (see entry.follow); nil for a read-only one.
+	fol *mmapstore.Follower
 }
 
-// Close closes the filter; for a writable one it seals the file (checksum).
-func (h *handle) Close() error { return h.f.Close() }
+// Close closes the filter; for a writable one it seals the file (checksum)
+// and removes the follow mark.
+func (h *handle) Close() error { return errors.Join(h.f.Close(), h.fol.Close()) }
 
 // ReadOnly tells mmapstore.Live whether this server is the file's writer:
 // a file it opened for writing is not sealed while it serves it.
@@ -47,6 +55,9 @@ func (h *handle) Verify() error { return h.f.Verify() }
 
 // add adds key; a scalable filter that may not grow returns why.
 func (h *handle) add(key []byte) (bool, error) {
+	if h.static {
+		return false, errStatic
+	}
 	if h.sc != nil {
 		return h.sc.TryAdd(key)
 	}
@@ -71,9 +82,27 @@ func wrap(f filter, v mmapstore.Variant, writable bool) *handle {
 		h.many = x.ContainsMany
 	case *scalable.Filter:
 		h.sc = x
+	case fuseFilter:
+		h.many, h.static = x.ContainsMany, true
 	}
 	return h
 }
+
+// errStatic: an add to a filter of a variant that takes none (fuse).
+var errStatic = errors.New("static filter: it takes no adds")
+
+// fuseFilter is a fuse filter behind the server's face: static, served
+// read-only. Its capacity and item count are the keys it was built from.
+type fuseFilter struct{ *fuse.Filter }
+
+// Add is never called: handle.add refuses a static filter first.
+func (f fuseFilter) Add([]byte) bool  { panic("serve: Add on a static (fuse) filter") }
+func (f fuseFilter) Added() uint64    { return f.Len() }
+func (f fuseFilter) Capacity() uint64 { return f.Len() }
+func (f fuseFilter) Sync() error      { return nil }
+
+// takesAdds reports whether files of variant v can be opened for writing.
+func takesAdds(v mmapstore.Variant) bool { return v != mmapstore.Fuse }
 
 // openHandle opens the filter file at path whatever its variant, read-only
 // or for writing (one writer process per file: mmapstore.ErrLocked).
@@ -99,6 +128,14 @@ func openHandle(path string, writable bool, maxBytes uint64) (*handle, error) {
 			return scalable.Open(p)
 		}
 		f, err = pick(writable, path, open, scalable.OpenReadOnly)
+	case mmapstore.Fuse:
+		if writable {
+			return nil, fmt.Errorf("%s: %w", path, errStatic)
+		}
+		var ff *fuse.Filter
+		if ff, err = fuse.OpenReadOnly(path); err == nil {
+			f = fuseFilter{ff}
+		}
 	default:
 		return nil, fmt.Errorf("%s: %s filters are not supported by this server", path, hdr.Variant)
 	}

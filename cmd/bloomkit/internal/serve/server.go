@@ -199,6 +199,7 @@ func (s *Server) Shutdown() {
 		s.loops.Wait()
 		for _, e := range *s.keys.Load() {
 			e.wmu.Lock()
+			s.stopFollowing(e)
 			if err := s.syncEntry(e); err != nil {
 				s.log.Error("sync failed at shutdown", "key", e.name, "err", err)
 			}
@@ -237,7 +238,7 @@ func (s *Server) syncAll() {
 func (s *Server) rescan() {
 	s.closeRetired(false)
 	for _, e := range *s.keys.Load() {
-		if e.writable.Load() {
+		if e.writable.Load() || e.followed.Load() {
 			s.checkWriter(e)
 			continue
 		}
