@@ -34,7 +34,19 @@ func (f *Filter) Builder() *Builder {
 
 // Add adds key and reports whether it was new (see Filter.Add).
 func (b *Builder) Add(key []byte) bool {
+	if simdBuild && b.f.geom.split { // a direct call, as in Filter.Contains
+		return b.addSplit(key)
+	}
 	if !b.f.addKeyPlain(&b.f.t, &b.f.hash, key) {
+		return false
+	}
+	b.f.pending++
+	return true
+}
+
+// addSplit is Add of a split-block filter in a build with GOEXPERIMENT=simd.
+func (b *Builder) addSplit(key []byte) bool {
+	if !blocked.SplitAddKeyPlain(&b.f.t, &b.f.hash, key) {
 		return false
 	}
 	b.f.pending++

@@ -210,7 +210,17 @@ func (f *Filter) hashMany(keys [][]byte, ds []hashing.Digest) {
 // not. A true answer is wrong with probability about EstimatedFPR. It reads
 // one 64-byte cache line of the filter (32 bytes in the split-block
 // layout).
-func (f *Filter) Contains(key []byte) bool { return f.containsKey(&f.t, &f.hash, key) }
+//
+// In a build with GOEXPERIMENT=simd on amd64 (simdBuild), a split-block
+// filter calls blocked.SplitContainsKey directly, not through the func
+// value: the hash, the block and the lane test with archsimd intrinsics
+// are then one Go frame below Contains (see internal/blocked/split_simd.go).
+func (f *Filter) Contains(key []byte) bool {
+	if simdBuild && f.geom.split {
+		return blocked.SplitContainsKey(&f.t, &f.hash, key)
+	}
+	return f.containsKey(&f.t, &f.hash, key)
+}
 
 // ContainsString is Contains for a string key, without copying it.
 func (f *Filter) ContainsString(key string) bool { return f.Contains(bytesOf(key)) }

@@ -45,7 +45,7 @@ func SplitContainsKey(t *Filter, hash *hashing.Hasher, key []byte) bool {
 	}
 	x, blk := uint32(hashing.Mix(h)>>32), splitBlock(t.Words, t.Blocks, h)
 	if useAVX2 {
-		return splitContainsAVX2(blk, x)
+		return splitContainsVec(blk, x)
 	}
 	missing := wordMask(x, salt0, salt1) &^ atomic.LoadUint64(&blk[0])
 	missing |= wordMask(x, salt2, salt3) &^ atomic.LoadUint64(&blk[1])
@@ -80,7 +80,11 @@ func (s Split) AddKey(hash *hashing.Hasher, key []byte) bool {
 	if len(s.Words) == 0 {
 		return false
 	}
-	return splitAdd(splitBlock(s.Words, s.Blocks, h), uint32(hashing.Mix(h)>>32))
+	blk, x := splitBlock(s.Words, s.Blocks, h), uint32(hashing.Mix(h)>>32)
+	if simdBuild && useAVX2 {
+		return splitAddVec(blk, x)
+	}
+	return splitAdd(blk, x)
 }
 
 // AddKeyPlain is AddKey with plain stores (AddPlain): for one goroutine
@@ -105,6 +109,9 @@ func SplitAddKeyPlain(t *Filter, hash *hashing.Hasher, key []byte) bool {
 		h = hash.Sum64(key)
 	}
 	x, blk := uint32(hashing.Mix(h)>>32), splitBlock(t.Words, t.Blocks, h)
+	if simdBuild && useAVX2 {
+		return splitAddPlainVec(blk, x)
+	}
 	m0, m1, m2, m3 := wordMask(x, salt0, salt1), wordMask(x, salt2, salt3), wordMask(x, salt4, salt5), wordMask(x, salt6, salt7)
 	w0, w1, w2, w3 := blk[0], blk[1], blk[2], blk[3]
 	blk[0], blk[1], blk[2], blk[3] = w0|m0, w1|m1, w2|m2, w3|m3

@@ -230,6 +230,9 @@ func TestSplitAVX2MatchesScalar(t *testing.T) {
 		if got := splitContainsAVX2(blk, x); got != want {
 			t.Fatalf("x = %#x, block %x: AVX2 %v, scalar %v", x, *blk, got, want)
 		}
+		if got := splitContainsVec(blk, x); got != want {
+			t.Fatalf("x = %#x, block %x: vector lookup %v, scalar %v (GOEXPERIMENT=simd build: %v)", x, *blk, got, want, simdBuild)
+		}
 		if i%3 == 0 && !want {
 			t.Fatalf("x = %#x: its own bits test absent", x)
 		}
@@ -272,6 +275,46 @@ func TestSplitBatchAVX2MatchesScalar(t *testing.T) {
 				}
 				require.True(t, found[n], "the batch wrote past its end")
 			}
+		}
+	}
+}
+
+// TestSplitVecAddsMatchScalar pins the vector adds (archsimd, in a build
+// with GOEXPERIMENT=simd) to the scalar ones: from the same random block
+// (dense, sparse, or already holding the key), splitAddVec and
+// splitAddPlainVec leave the same words as splitAdd and report the same.
+// In the default build the vector adds are the scalar ones and this only
+// checks that they agree with each other.
+func TestSplitVecAddsMatchScalar(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2 on this CPU: the scalar adds are the only ones")
+	}
+	r := rand.New(rand.NewPCG(15, 16))
+	var blk, a, b, c [SplitBlockWords]uint64
+	for i := range 200_000 {
+		for j := range blk {
+			switch i % 3 {
+			case 0:
+				blk[j] = r.Uint64() & r.Uint64() & r.Uint64()
+			case 1:
+				blk[j] = r.Uint64() | r.Uint64()
+			default:
+				blk[j] = 0
+			}
+		}
+		x := r.Uint32()
+		if i%5 == 0 {
+			for j, m := range refSplitMasks(x) {
+				blk[j] |= m
+			}
+		}
+		a, b, c = blk, blk, blk
+		want := splitAdd(&a, x)
+		if got := splitAddVec(&b, x); got != want || b != a {
+			t.Fatalf("x = %#x, block %x: vector add %v -> %x, scalar %v -> %x", x, blk, got, b, want, a)
+		}
+		if got := splitAddPlainVec(&c, x); got != want || c != a {
+			t.Fatalf("x = %#x, block %x: vector plain add %v -> %x, scalar %v -> %x", x, blk, got, c, want, a)
 		}
 	}
 }
