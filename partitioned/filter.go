@@ -212,11 +212,21 @@ func (f *Filter) hashMany(keys [][]byte, ds []hashing.Digest) {
 // layout).
 //
 // In a build with GOEXPERIMENT=simd on amd64 (simdBuild), a split-block
-// filter calls blocked.SplitContainsKey directly, not through the func
-// value: the hash, the block and the lane test with archsimd intrinsics
-// are then one Go frame below Contains (see internal/blocked/split_simd.go).
+// filter does not take the func value: for a 9-16-byte key under scheme 2
+// on a CPU with AVX2, the hash (Sum9to16), the block and the lane test in
+// archsimd intrinsics (blocked.SplitBlockOf, SplitTestVec) are all inlined
+// here, so the lookup is this one frame and no call (`GOEXPERIMENT=simd go
+// build -gcflags=-m ./partitioned`: "inlining call to
+// blocked.SplitTestVec", "inlining call to blocked.splitContainsVec"; -S
+// shows VPMULLD and VPTEST in (*Filter).Contains); other keys call blocked.SplitContainsKey
+// directly. In the default build simdBuild is a false constant, the branch
+// is compiled away and Contains is inlined into its callers as before.
 func (f *Filter) Contains(key []byte) bool {
 	if simdBuild && f.geom.split {
+		if hashing.Short(len(key)) && f.hash.Scheme() == hashing.Scheme2 && len(f.t.Words) != 0 && blocked.SplitVec() {
+			h := f.hash.Sum9to16(key)
+			return blocked.SplitTestVec(blocked.SplitBlockOf(&f.t, h), uint32(hashing.Mix(h)>>32))
+		}
 		return blocked.SplitContainsKey(&f.t, &f.hash, key)
 	}
 	return f.containsKey(&f.t, &f.hash, key)

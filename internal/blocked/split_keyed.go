@@ -126,3 +126,28 @@ func splitAddKeyPlainSlow(t *Filter, hash *hashing.Hasher, key []byte) bool {
 	}
 	return Split(*t).AddPlain(hash.Sum(key))
 }
+
+// SplitVec reports whether the split-block lookups take the vector lane
+// test (the CPU has AVX2; chosen once at start-up): where it does, the
+// callers of SplitContainsHash and SplitAddPlainHash may skip
+// SplitContainsKey's frame (partitioned.Filter.Contains does, in a build
+// with GOEXPERIMENT=simd).
+func SplitVec() bool { return useAVX2 }
+
+// SplitBlockOf returns the block of scheme-2 hash h in the open filter t
+// (len(t.Words) > 0), for SplitTestVec and SplitAddPlainVec; inlined into
+// the caller.
+func SplitBlockOf(t *Filter, h uint64) *[SplitBlockWords]uint64 {
+	return splitBlock(t.Words, t.Blocks, h)
+}
+
+// SplitTestVec reports whether the eight bits of lane key x (the high 32
+// bits of hashing.Mix of the hash) are set in blk, with the vector lane
+// test: only where SplitVec. SplitContainsKey's lookup as pieces the
+// compiler inlines into the caller one by one (as one function it was over
+// the inlining budget), so that the caller, which hashes the key in line
+// too (Hasher.Sum9to16), is the lookup's only frame.
+func SplitTestVec(blk *[SplitBlockWords]uint64, x uint32) bool { return splitContainsVec(blk, x) }
+
+// SplitAddPlainVec is SplitTestVec's add with plain stores (AddPlain).
+func SplitAddPlainVec(blk *[SplitBlockWords]uint64, x uint32) bool { return splitAddPlainVec(blk, x) }

@@ -42,9 +42,17 @@ var splitSaltVec = [SplitK]uint32{salt0, salt1, salt2, salt3, salt4, salt5, salt
 // register, the SSE/AVX transition parquet-go's split-block filter warns
 // of.
 func splitLanesVec(x uint32) archsimd.Uint32x8 {
-	lane := archsimd.BroadcastUint32x8(x).Mul(archsimd.LoadUint32x8(&splitSaltVec)).ShiftRight(archsimd.BroadcastUint32x8(32 - 5))
-	return archsimd.BroadcastUint32x8(1).ShiftLeft(lane)
+	lane := archsimd.BroadcastUint32x8(x).Mul(archsimd.LoadUint32x8(&splitSaltVec)).ShiftRight(archsimd.LoadUint32x8(&splitShiftVec))
+	return archsimd.LoadUint32x8(&splitOnesVec).ShiftLeft(lane)
 }
+
+// splitShiftVec and splitOnesVec are the other two constant vectors of
+// splitLanesVec, loaded from memory as splitSaltVec is (a broadcast from a
+// general register measured slower).
+var (
+	splitShiftVec = [SplitK]uint32{27, 27, 27, 27, 27, 27, 27, 27}
+	splitOnesVec  = [SplitK]uint32{1, 1, 1, 1, 1, 1, 1, 1}
+)
 
 // loadSplitBlock returns the 256-bit block blk as one vector. The block's
 // words may be changed by concurrent adds meanwhile: bits are only ever
