@@ -95,3 +95,27 @@ func splitAddVec(blk *[SplitBlockWords]uint64, x uint32) bool {
 	}
 	return true
 }
+
+// useAVX512 selects the vector lookup of the 512-bit layout
+// (contains512Vec), chosen once at start-up.
+var useAVX512 = archsimd.X86.AVX512()
+
+// The constant vectors of contains512Vec: the shift of probe i's 9 bits in
+// the position word (9i), and the masks.
+var (
+	probeShiftVec = [BlockWords]uint64{0, 9, 18, 27, 36, 45, 54, 63}
+	sixVec        = [BlockWords]uint64{6, 6, 6, 6, 6, 6, 6, 6}
+	low6Vec       = [BlockWords]uint64{63, 63, 63, 63, 63, 63, 63, 63}
+	onesVec       = [BlockWords]uint64{1, 1, 1, 1, 1, 1, 1, 1}
+)
+
+// contains512Vec reports whether the first k <= 7 probes of position word x
+// (H2 >> 1) are set in the 512-bit block blk: probe i in lane i of eight
+// 64-bit lanes (VPSRLVQ by 9i), its word fetched from the block by VPERMQ
+// and its bit tested, all k at once.
+func contains512Vec(blk *[BlockWords]uint64, x uint64, k uint32) bool {
+	q := archsimd.BroadcastUint64x8(x).ShiftRight(archsimd.LoadUint64x8(&probeShiftVec))
+	bit := archsimd.LoadUint64x8(&onesVec).ShiftLeft(q.And(archsimd.LoadUint64x8(&low6Vec)))
+	words := archsimd.LoadUint64x8(blk).Permute(q.ShiftRight(archsimd.LoadUint64x8(&sixVec)))
+	return bit.AndNot(words).NotEqual(archsimd.Uint64x8{}).ToBits()&uint8(1<<k-1) == 0
+}

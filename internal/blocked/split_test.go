@@ -318,3 +318,44 @@ func TestSplitVecAddsMatchScalar(t *testing.T) {
 		}
 	}
 }
+
+// TestContains512VecMatchesScalar pins the vector lookup of the 512-bit
+// layout (contains512Vec, AVX-512, in a build with GOEXPERIMENT=simd) to
+// the probe rule: for k = 1..7 on random blocks (dense, sparse, or holding
+// the key's own bits) it answers whether bit (x >> 9i) & 511 is set for
+// every i < k. Skipped where it is not taken (no AVX-512, or the default
+// build).
+func TestContains512VecMatchesScalar(t *testing.T) {
+	if !simdBuild || !useAVX512 {
+		t.Skip("the 512-bit vector lookup is not taken in this build or on this CPU")
+	}
+	r := rand.New(rand.NewPCG(17, 18))
+	var blk [BlockWords]uint64
+	for i := range 300_000 {
+		for j := range blk {
+			switch i % 3 {
+			case 0:
+				blk[j] = r.Uint64() & r.Uint64()
+			case 1:
+				blk[j] = r.Uint64() | r.Uint64() | r.Uint64()
+			default:
+				blk[j] = r.Uint64()
+			}
+		}
+		x, k := r.Uint64()>>1, uint32(1+i%probesPerWord)
+		if i%4 == 0 {
+			for p := range k {
+				pos := x >> (probeBits * p) & (BlockBits - 1)
+				blk[pos>>6] |= 1 << (pos & 63)
+			}
+		}
+		want := true
+		for p := range k {
+			pos := x >> (probeBits * p) & (BlockBits - 1)
+			want = want && blk[pos>>6]>>(pos&63)&1 == 1
+		}
+		if got := contains512Vec(&blk, x, k); got != want {
+			t.Fatalf("x = %#x, k = %d, block %x: vector %v, scalar %v", x, k, blk, got, want)
+		}
+	}
+}

@@ -18,3 +18,12 @@ func splitContainsVec(blk *[SplitBlockWords]uint64, x uint32) bool {
 func splitAddVec(blk *[SplitBlockWords]uint64, x uint32) bool { return splitAdd(blk, x) }
 
 func splitAddPlainVec(blk *[SplitBlockWords]uint64, x uint32) bool { return splitAddPlain(blk, x) }
+
+// useAVX512 is false in this build: the 512-bit layout's vector lookup is
+// only in the GOEXPERIMENT=simd build.
+const useAVX512 = false
+
+// contains512Vec is never called in this build.
+func contains512Vec(blk *[BlockWords]uint64, x uint64, k uint32) bool {
+	panic("blocked: no vector lookup of the 512-bit layout in this build")
+}
