@@ -210,16 +210,7 @@ func TestSplitAVX2MatchesScalar(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	blk := new([SplitBlockWords]uint64)
 	for i := range 300_000 {
-		for j := range blk {
-			switch i % 4 {
-			case 0:
-				blk[j] = r.Uint64() & r.Uint64()
-			case 1:
-				blk[j] = r.Uint64() | r.Uint64() | r.Uint64()
-			default:
-				blk[j] = r.Uint64()
-			}
-		}
+		randomWords(r, blk[:], i)
 		x := r.Uint32()
 		if i%3 == 0 {
 			for j, m := range refSplitMasks(x) {
@@ -332,16 +323,7 @@ func TestContains512VecMatchesScalar(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 18))
 	var blk [BlockWords]uint64
 	for i := range 300_000 {
-		for j := range blk {
-			switch i % 3 {
-			case 0:
-				blk[j] = r.Uint64() & r.Uint64()
-			case 1:
-				blk[j] = r.Uint64() | r.Uint64() | r.Uint64()
-			default:
-				blk[j] = r.Uint64()
-			}
-		}
+		randomWords(r, blk[:], i)
 		x, k := r.Uint64()>>1, uint32(1+i%probesPerWord)
 		if i%4 == 0 {
 			for p := range k {
@@ -356,6 +338,21 @@ func TestContains512VecMatchesScalar(t *testing.T) {
 		}
 		if got := contains512Vec(&blk, x, k); got != want {
 			t.Fatalf("x = %#x, k = %d, block %x: vector %v, scalar %v", x, k, blk, got, want)
+		}
+	}
+}
+
+// randomWords fills words from r for the i-th case of a lookup test:
+// sparse (i%4 == 0), dense (i%4 == 1) or uniform.
+func randomWords(r *rand.Rand, words []uint64, i int) {
+	for j := range words {
+		switch i % 4 {
+		case 0:
+			words[j] = r.Uint64() & r.Uint64()
+		case 1:
+			words[j] = r.Uint64() | r.Uint64() | r.Uint64()
+		default:
+			words[j] = r.Uint64()
 		}
 	}
 }
