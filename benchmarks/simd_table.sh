@@ -29,6 +29,7 @@ SIZES=${SIZES:-"1e6 1e7"}
 CPU=${CPU:-1}
 BENCHTIME=${BENCHTIME:-300x}
 OUT=${OUT:-$(mktemp -d)}
+mkdir -p "$OUT"
 
 go test -c -o "$OUT/bench-default.test" .
 GOEXPERIMENT=simd go test -c -o "$OUT/bench-simd.test" .
