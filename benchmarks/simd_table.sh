@@ -68,7 +68,7 @@ for size in $SIZES; do
 			fifo "$OUT/cref" "$n" >"$OUT/ref-$size-$r.txt"
 		fi
 		duel default "$size" hit,miss,add,batch-hit,batch-miss,batch-add >"$OUT/default-$size-$r.txt"
-		duel simd "$size" hit,miss,add >"$OUT/simd-$size-$r.txt"
+		duel simd "$size" hit,miss,add,batch-hit,batch-miss,batch-add >"$OUT/simd-$size-$r.txt"
 	done
 done
 
@@ -104,12 +104,12 @@ for size in $SIZES; do
 	d=$(col "$size" default add $S) s=$(col "$size" simd add $S)
 	echo "| $size | \`Add\` (atomic) | $rf | $d | $s | $(ratio "$d" "$rf") | $(ratio "$s" "$rf") |"
 	for w in hit miss; do
-		rf=$(col "$size" ref "$w") d=$(col "$size" default "batch-$w" $S)
-		echo "| $size | \`ContainsMany\` $w, per key | $rf | $d | | $(ratio "$d" "$rf") | |"
+		rf=$(col "$size" ref "$w") d=$(col "$size" default "batch-$w" $S) s=$(col "$size" simd "batch-$w" $S)
+		echo "| $size | \`ContainsMany\` $w, per key | $rf | $d | $s | $(ratio "$d" "$rf") | $(ratio "$s" "$rf") |"
 	done
 	rf=$(col "$size" ref add)
-	d=$(col "$size" default batch-add $B)
-	echo "| $size | \`Builder.AddMany\`, per key | $rf | $d | | $(ratio "$d" "$rf") | |"
-	d=$(col "$size" default batch-add $S)
-	echo "| $size | \`AddMany\`, per key | $rf | $d | | $(ratio "$d" "$rf") | |"
+	d=$(col "$size" default batch-add $B) s=$(col "$size" simd batch-add $B)
+	echo "| $size | \`Builder.AddMany\`, per key | $rf | $d | $s | $(ratio "$d" "$rf") | $(ratio "$s" "$rf") |"
+	d=$(col "$size" default batch-add $S) s=$(col "$size" simd batch-add $S)
+	echo "| $size | \`AddMany\`, per key | $rf | $d | $s | $(ratio "$d" "$rf") | $(ratio "$s" "$rf") |"
 done
