@@ -44,7 +44,7 @@ func (b *Builder) Add(key []byte) bool {
 		// default build.
 		f := b.f
 		var isNew bool
-		if hashing.Short(len(key)) && f.hash.Scheme() == hashing.Scheme2 && len(f.t.Words) != 0 && blocked.SplitVec() {
+		if f.splitVec && hashing.Short(len(key)) && len(f.t.Words) != 0 {
 			h := f.hash.Sum9to16(key)
 			isNew = blocked.SplitAddPlainVec(blocked.SplitBlockOf(&f.t, h), uint32(hashing.Mix(h)>>32))
 		} else {

@@ -39,12 +39,16 @@ type Filter struct {
 	// inlined, as they were before there were two layouts.
 	containsKey, addKeyPlain func(*blocked.Filter, *hashing.Hasher, []byte) bool
 	hash                     hashing.Hasher // geom's scheme and seed, ready to hash with
-	geom                     geometry       // what defines the filter: the one record of it
-	added                    atomic.Uint64
-	pending                  uint64         // new keys a Builder found, not yet in added (see Builder)
-	parts                    []*BuilderPart // the Builder's parts, if any: their counts are pending too
-	readOnly                 bool
-	store                    filebacked.Store // the mapped file; zero for an in-memory filter
+	// splitVec: geom.split under scheme 2 on a CPU with the vector lane
+	// test (blocked.SplitVec), for the inlined path of Contains and
+	// Builder.Add in a build with GOEXPERIMENT=simd: one check for three.
+	splitVec bool
+	geom     geometry // what defines the filter: the one record of it
+	added    atomic.Uint64
+	pending  uint64         // new keys a Builder found, not yet in added (see Builder)
+	parts    []*BuilderPart // the Builder's parts, if any: their counts are pending too
+	readOnly bool
+	store    filebacked.Store // the mapped file; zero for an in-memory filter
 }
 
 // New returns an in-memory filter for n items at false-positive rate p, with
@@ -80,6 +84,7 @@ func newFilter(words []uint64, g geometry) *Filter {
 		containsKey: (*blocked.Filter).ContainsKey, addKeyPlain: (*blocked.Filter).AddKeyPlain}
 	if g.split {
 		f.containsKey, f.addKeyPlain = blocked.SplitContainsKey, blocked.SplitAddKeyPlain
+		f.splitVec = g.scheme == hashing.Scheme2 && blocked.SplitVec()
 	}
 	return f
 }
@@ -222,11 +227,11 @@ func (f *Filter) hashMany(keys [][]byte, ds []hashing.Digest) {
 // directly. In the default build simdBuild is a false constant, the branch
 // is compiled away and Contains is inlined into its callers as before.
 func (f *Filter) Contains(key []byte) bool {
+	if simdBuild && f.splitVec && hashing.Short(len(key)) && len(f.t.Words) != 0 {
+		h := f.hash.Sum9to16(key)
+		return blocked.SplitTestVec(blocked.SplitBlockOf(&f.t, h), uint32(hashing.Mix(h)>>32))
+	}
 	if simdBuild && f.geom.split {
-		if hashing.Short(len(key)) && f.hash.Scheme() == hashing.Scheme2 && len(f.t.Words) != 0 && blocked.SplitVec() {
-			h := f.hash.Sum9to16(key)
-			return blocked.SplitTestVec(blocked.SplitBlockOf(&f.t, h), uint32(hashing.Mix(h)>>32))
-		}
 		return blocked.SplitContainsKey(&f.t, &f.hash, key)
 	}
 	return f.containsKey(&f.t, &f.hash, key)
