@@ -39,16 +39,17 @@ type Filter struct {
 	// inlined, as they were before there were two layouts.
 	containsKey, addKeyPlain func(*blocked.Filter, *hashing.Hasher, []byte) bool
 	hash                     hashing.Hasher // geom's scheme and seed, ready to hash with
+	geom                     geometry       // what defines the filter: the one record of it
+	added                    atomic.Uint64
+	pending                  uint64         // new keys a Builder found, not yet in added (see Builder)
+	parts                    []*BuilderPart // the Builder's parts, if any: their counts are pending too
+	readOnly                 bool
+	store                    filebacked.Store // the mapped file; zero for an in-memory filter
+
 	// splitVec: geom.split under scheme 2 on a CPU with the vector lane
 	// test (blocked.SplitVec), for the inlined path of Contains and
 	// Builder.Add in a build with GOEXPERIMENT=simd: one check for three.
 	splitVec bool
-	geom     geometry // what defines the filter: the one record of it
-	added    atomic.Uint64
-	pending  uint64         // new keys a Builder found, not yet in added (see Builder)
-	parts    []*BuilderPart // the Builder's parts, if any: their counts are pending too
-	readOnly bool
-	store    filebacked.Store // the mapped file; zero for an in-memory filter
 }
 
 // New returns an in-memory filter for n items at false-positive rate p, with
@@ -223,9 +224,12 @@ func (f *Filter) hashMany(keys [][]byte, ds []hashing.Digest) {
 // here, so the lookup is this one frame and no call (`GOEXPERIMENT=simd go
 // build -gcflags=-m ./partitioned`: "inlining call to
 // blocked.SplitTestVec", "inlining call to blocked.splitContainsVec"; -S
-// shows VPMULLD and VPTEST in (*Filter).Contains); other keys call blocked.SplitContainsKey
-// directly. In the default build simdBuild is a false constant, the branch
-// is compiled away and Contains is inlined into its callers as before.
+// shows VPMULLD and VPTEST in (*Filter).Contains). Other keys, scheme 1
+// and a closed filter call blocked.SplitContainsKey directly. Contains
+// itself is then too large to be inlined into its caller (cost 349 against
+// 80; a PGO build inlines it at a hot call site, docs/partitioned.md). In
+// the default build simdBuild is a false constant, the branches are
+// compiled away and Contains is inlined into its callers as before.
 func (f *Filter) Contains(key []byte) bool {
 	if simdBuild && f.splitVec && hashing.Short(len(key)) && len(f.t.Words) != 0 {
 		h := f.hash.Sum9to16(key)
