@@ -45,6 +45,11 @@ type Filter struct {
 	parts                    []*BuilderPart // the Builder's parts, if any: their counts are pending too
 	readOnly                 bool
 	store                    filebacked.Store // the mapped file; zero for an in-memory filter
+
+	// splitVec: geom.split under scheme 2 on a CPU with the vector lane
+	// test (blocked.SplitVec), for the inlined path of Contains and
+	// Builder.Add in a build with GOEXPERIMENT=simd: one check for three.
+	splitVec bool
 }
 
 // New returns an in-memory filter for n items at false-positive rate p, with
@@ -80,6 +85,7 @@ func newFilter(words []uint64, g geometry) *Filter {
 		containsKey: (*blocked.Filter).ContainsKey, addKeyPlain: (*blocked.Filter).AddKeyPlain}
 	if g.split {
 		f.containsKey, f.addKeyPlain = blocked.SplitContainsKey, blocked.SplitAddKeyPlain
+		f.splitVec = g.scheme == hashing.Scheme2 && blocked.SplitVec()
 	}
 	return f
 }
@@ -210,7 +216,30 @@ func (f *Filter) hashMany(keys [][]byte, ds []hashing.Digest) {
 // not. A true answer is wrong with probability about EstimatedFPR. It reads
 // one 64-byte cache line of the filter (32 bytes in the split-block
 // layout).
-func (f *Filter) Contains(key []byte) bool { return f.containsKey(&f.t, &f.hash, key) }
+//
+// In a build with GOEXPERIMENT=simd on amd64 (simdBuild), a split-block
+// filter does not take the func value: for a 9-16-byte key under scheme 2
+// on a CPU with AVX2, the hash (Sum9to16), the block and the lane test in
+// archsimd intrinsics (blocked.SplitBlockOf, SplitTestVec) are all inlined
+// here, so the lookup is this one frame and no call (`GOEXPERIMENT=simd go
+// build -gcflags=-m ./partitioned`: "inlining call to
+// blocked.SplitTestVec", "inlining call to blocked.splitContainsVec"; -S
+// shows VPMULLD and VPTEST in (*Filter).Contains). Other keys, scheme 1
+// and a closed filter call blocked.SplitContainsKey directly. Contains
+// itself is then too large to be inlined into its caller (cost 349 against
+// 80; a PGO build inlines it at a hot call site, docs/partitioned.md). In
+// the default build simdBuild is a false constant, the branches are
+// compiled away and Contains is inlined into its callers as before.
+func (f *Filter) Contains(key []byte) bool {
+	if simdBuild && f.splitVec && hashing.Short(len(key)) && len(f.t.Words) != 0 {
+		h := f.hash.Sum9to16(key)
+		return blocked.SplitTestVec(blocked.SplitBlockOf(&f.t, h), uint32(hashing.Mix(h)>>32))
+	}
+	if simdBuild && f.geom.split {
+		return blocked.SplitContainsKey(&f.t, &f.hash, key)
+	}
+	return f.containsKey(&f.t, &f.hash, key)
+}
 
 // ContainsString is Contains for a string key, without copying it.
 func (f *Filter) ContainsString(key string) bool { return f.Contains(bytesOf(key)) }

@@ -42,7 +42,7 @@ func (f *Filter) UnmarshalBinary(data []byte) error {
 		return err
 	}
 	f.t, f.hash, f.geom, f.readOnly = g.t, g.hash, g.geom, false
-	f.containsKey, f.addKeyPlain = g.containsKey, g.addKeyPlain
+	f.containsKey, f.addKeyPlain, f.splitVec = g.containsKey, g.addKeyPlain, g.splitVec
 	f.added.Store(g.added.Load())
 	return nil
 }

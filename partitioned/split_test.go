@@ -6,7 +6,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bloomkit/bloomkit"
+	"github.com/bloomkit/bloomkit/internal/blocked"
 	"github.com/bloomkit/bloomkit/internal/filtertest"
+	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
@@ -252,5 +255,61 @@ func TestSplitHeaderChecked(t *testing.T) {
 		h := good
 		change(&h)
 		require.ErrorIs(t, h.Validate(), mmapstore.ErrCorrupt, name)
+	}
+}
+
+// TestSplitKeyedMatchesScalarMasks pins the keyed split-block paths of the
+// build under test (in a build with GOEXPERIMENT=simd, the archsimd lane
+// test and adds inlined into Contains and Builder.Add for 9-16-byte keys;
+// in the default build, the func values) to the scalar rule of the layout:
+// blocked.SplitMasksOf of the key's digest ORed into block
+// hashing.Reduce(H1, blocks), for keys of 0 to 40 bytes. Filters filled by
+// Add and by Builder.Add hold exactly those words, and Contains of every
+// key, added or not, answers as the reference words do.
+func TestSplitKeyedMatchesScalarMasks(t *testing.T) {
+	for _, scheme := range []bloomkit.Scheme{bloomkit.Scheme1, bloomkit.Scheme2} {
+		newF := func() *Filter {
+			f, err := New(20_000, 0.01, WithSplitBlock(), WithSeed(17), WithScheme(scheme))
+			require.NoError(t, err)
+			return f
+		}
+		a, b := newF(), newF()
+		ref := make([]uint64, len(a.t.Words))
+		key := func(set, i uint64) []byte { // i%41 bytes, all of them the key's own
+			k := make([]byte, 48)
+			for j := uint64(0); j < 3; j++ {
+				filtertest.Key(k[16*j:], set+10*j, i)
+			}
+			return k[:i%41]
+		}
+		refHas := func(k []byte) bool {
+			d := a.Hash(k)
+			blk := hashing.Reduce(d.H1, a.Blocks()) * blocked.SplitBlockWords
+			for j, m := range blocked.SplitMasksOf(d) {
+				if ref[blk+uint64(j)]&m != m {
+					return false
+				}
+			}
+			return true
+		}
+		bl := b.Builder()
+		for i := uint64(0); i < 20_000; i++ {
+			k := key(1, i)
+			d := a.Hash(k)
+			blk := hashing.Reduce(d.H1, a.Blocks()) * blocked.SplitBlockWords
+			want := !refHas(k)
+			for j, m := range blocked.SplitMasksOf(d) {
+				ref[blk+uint64(j)] |= m
+			}
+			require.Equal(t, want, a.Add(k), "scheme %v, key %d: Add", scheme, i)
+			require.Equal(t, want, bl.Add(k), "scheme %v, key %d: Builder.Add", scheme, i)
+		}
+		bl.Flush()
+		require.Equal(t, ref, a.t.Words, "scheme %v: Add", scheme)
+		require.Equal(t, ref, b.t.Words, "scheme %v: Builder.Add", scheme)
+		for i := uint64(0); i < 40_000; i++ {
+			k := key(1+i%2, i/2)
+			require.Equal(t, refHas(k), a.Contains(k), "scheme %v, probe %d", scheme, i)
+		}
 	}
 }

@@ -49,6 +49,12 @@ func (t *Filter) ContainsKey(hash *hashing.Hasher, key []byte) bool {
 	b := hashing.Reduce(h, t.Blocks)
 	blk := (*[BlockWords]uint64)(words[b*BlockWords : b*BlockWords+BlockWords])
 	x := h2 >> 1
+	// In a build with GOEXPERIMENT=simd on a CPU with AVX-512: the k
+	// probes in eight 64-bit lanes at once (contains512Vec, inlined here;
+	// in cache 1.3-1.9 times as fast as the probes below, docs/partitioned.md).
+	if simdBuild && useAVX512 {
+		return contains512Vec(blk, x, k)
+	}
 	// The probes written out, last first, entered by k: no loop counter
 	// (hits 7% and misses 10% faster on a 1.2 MB filter than the loop).
 	if len(words) <= smallWords {

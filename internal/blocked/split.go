@@ -120,11 +120,11 @@ func (s Split) Contains(d hashing.Digest) bool {
 	return splitTest(splitBlock(s.Words, s.Blocks, d.H1), laneKey(d))
 }
 
-// splitTest is the lookup of lane key x in blk: the AVX2 one where the CPU
-// has it, else splitContains.
+// splitTest is the lookup of lane key x in blk: the vector one where the
+// CPU has AVX2 (splitContainsVec), else splitContains.
 func splitTest(blk *[SplitBlockWords]uint64, x uint32) bool {
 	if useAVX2 {
-		return splitContainsAVX2(blk, x)
+		return splitContainsVec(blk, x)
 	}
 	return splitContains(blk, x)
 }
@@ -144,7 +144,11 @@ func (s Split) Add(d hashing.Digest) bool {
 	if len(s.Words) == 0 {
 		return false
 	}
-	return splitAdd(splitBlock(s.Words, s.Blocks, d.H1), laneKey(d))
+	blk, x := splitBlock(s.Words, s.Blocks, d.H1), laneKey(d)
+	if simdBuild && useAVX2 {
+		return splitAddVec(blk, x)
+	}
+	return splitAdd(blk, x)
 }
 
 func splitAdd(blk *[SplitBlockWords]uint64, x uint32) bool {
@@ -176,7 +180,11 @@ func (s Split) AddPlain(d hashing.Digest) bool {
 	if len(s.Words) == 0 {
 		return false
 	}
-	return splitAddPlain(splitBlock(s.Words, s.Blocks, d.H1), laneKey(d))
+	blk, x := splitBlock(s.Words, s.Blocks, d.H1), laneKey(d)
+	if simdBuild && useAVX2 {
+		return splitAddPlainVec(blk, x)
+	}
+	return splitAddPlain(blk, x)
 }
 
 func splitAddPlain(blk *[SplitBlockWords]uint64, x uint32) bool {

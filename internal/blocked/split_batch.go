@@ -90,9 +90,14 @@ func (s Split) addBatch(ds []hashing.Digest, plain bool, isNew []bool) int {
 		for i := lo; i < hi; i++ {
 			blk, x := splitBlock(s.Words, s.Blocks, ds[i].H1), laneKey(ds[i])
 			var fresh bool
-			if plain {
+			switch {
+			case simdBuild && useAVX2 && plain:
+				fresh = splitAddPlainVec(blk, x)
+			case simdBuild && useAVX2:
+				fresh = splitAddVec(blk, x)
+			case plain:
 				fresh = splitAddPlain(blk, x)
-			} else {
+			default:
 				fresh = splitAdd(blk, x)
 			}
 			if isNew != nil {

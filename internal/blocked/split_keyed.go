@@ -45,7 +45,7 @@ func SplitContainsKey(t *Filter, hash *hashing.Hasher, key []byte) bool {
 	}
 	x, blk := uint32(hashing.Mix(h)>>32), splitBlock(t.Words, t.Blocks, h)
 	if useAVX2 {
-		return splitContainsAVX2(blk, x)
+		return splitContainsVec(blk, x)
 	}
 	missing := wordMask(x, salt0, salt1) &^ atomic.LoadUint64(&blk[0])
 	missing |= wordMask(x, salt2, salt3) &^ atomic.LoadUint64(&blk[1])
@@ -80,7 +80,11 @@ func (s Split) AddKey(hash *hashing.Hasher, key []byte) bool {
 	if len(s.Words) == 0 {
 		return false
 	}
-	return splitAdd(splitBlock(s.Words, s.Blocks, h), uint32(hashing.Mix(h)>>32))
+	blk, x := splitBlock(s.Words, s.Blocks, h), uint32(hashing.Mix(h)>>32)
+	if simdBuild && useAVX2 {
+		return splitAddVec(blk, x)
+	}
+	return splitAdd(blk, x)
 }
 
 // AddKeyPlain is AddKey with plain stores (AddPlain): for one goroutine
@@ -105,6 +109,9 @@ func SplitAddKeyPlain(t *Filter, hash *hashing.Hasher, key []byte) bool {
 		h = hash.Sum64(key)
 	}
 	x, blk := uint32(hashing.Mix(h)>>32), splitBlock(t.Words, t.Blocks, h)
+	if simdBuild && useAVX2 {
+		return splitAddPlainVec(blk, x)
+	}
 	m0, m1, m2, m3 := wordMask(x, salt0, salt1), wordMask(x, salt2, salt3), wordMask(x, salt4, salt5), wordMask(x, salt6, salt7)
 	w0, w1, w2, w3 := blk[0], blk[1], blk[2], blk[3]
 	blk[0], blk[1], blk[2], blk[3] = w0|m0, w1|m1, w2|m2, w3|m3
@@ -119,3 +126,28 @@ func splitAddKeyPlainSlow(t *Filter, hash *hashing.Hasher, key []byte) bool {
 	}
 	return Split(*t).AddPlain(hash.Sum(key))
 }
+
+// SplitVec reports whether the split-block lookups take the vector lane
+// test (the CPU has AVX2; chosen once at start-up): where it does, the
+// callers of SplitContainsHash and SplitAddPlainHash may skip
+// SplitContainsKey's frame (partitioned.Filter.Contains does, in a build
+// with GOEXPERIMENT=simd).
+func SplitVec() bool { return useAVX2 }
+
+// SplitBlockOf returns the block of scheme-2 hash h in the open filter t
+// (len(t.Words) > 0), for SplitTestVec and SplitAddPlainVec; inlined into
+// the caller.
+func SplitBlockOf(t *Filter, h uint64) *[SplitBlockWords]uint64 {
+	return splitBlock(t.Words, t.Blocks, h)
+}
+
+// SplitTestVec reports whether the eight bits of lane key x (the high 32
+// bits of hashing.Mix of the hash) are set in blk, with the vector lane
+// test: only where SplitVec. SplitContainsKey's lookup as pieces the
+// compiler inlines into the caller one by one (as one function it was over
+// the inlining budget), so that the caller, which hashes the key in line
+// too (Hasher.Sum9to16), is the lookup's only frame.
+func SplitTestVec(blk *[SplitBlockWords]uint64, x uint32) bool { return splitContainsVec(blk, x) }
+
+// SplitAddPlainVec is SplitTestVec's add with plain stores (AddPlain).
+func SplitAddPlainVec(blk *[SplitBlockWords]uint64, x uint32) bool { return splitAddPlainVec(blk, x) }

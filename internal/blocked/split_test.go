@@ -210,16 +210,7 @@ func TestSplitAVX2MatchesScalar(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	blk := new([SplitBlockWords]uint64)
 	for i := range 300_000 {
-		for j := range blk {
-			switch i % 4 {
-			case 0:
-				blk[j] = r.Uint64() & r.Uint64()
-			case 1:
-				blk[j] = r.Uint64() | r.Uint64() | r.Uint64()
-			default:
-				blk[j] = r.Uint64()
-			}
-		}
+		randomWords(r, blk[:], i)
 		x := r.Uint32()
 		if i%3 == 0 {
 			for j, m := range refSplitMasks(x) {
@@ -229,6 +220,9 @@ func TestSplitAVX2MatchesScalar(t *testing.T) {
 		want := splitContains(blk, x)
 		if got := splitContainsAVX2(blk, x); got != want {
 			t.Fatalf("x = %#x, block %x: AVX2 %v, scalar %v", x, *blk, got, want)
+		}
+		if got := splitContainsVec(blk, x); got != want {
+			t.Fatalf("x = %#x, block %x: vector lookup %v, scalar %v (GOEXPERIMENT=simd build: %v)", x, *blk, got, want, simdBuild)
 		}
 		if i%3 == 0 && !want {
 			t.Fatalf("x = %#x: its own bits test absent", x)
@@ -272,6 +266,93 @@ func TestSplitBatchAVX2MatchesScalar(t *testing.T) {
 				}
 				require.True(t, found[n], "the batch wrote past its end")
 			}
+		}
+	}
+}
+
+// TestSplitVecAddsMatchScalar pins the vector adds (archsimd, in a build
+// with GOEXPERIMENT=simd) to the scalar ones: from the same random block
+// (dense, sparse, or already holding the key), splitAddVec and
+// splitAddPlainVec leave the same words as splitAdd and report the same.
+// In the default build the vector adds are the scalar ones and this only
+// checks that they agree with each other.
+func TestSplitVecAddsMatchScalar(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2 on this CPU: the scalar adds are the only ones")
+	}
+	r := rand.New(rand.NewPCG(15, 16))
+	var blk, a, b, c [SplitBlockWords]uint64
+	for i := range 200_000 {
+		for j := range blk {
+			switch i % 3 {
+			case 0:
+				blk[j] = r.Uint64() & r.Uint64() & r.Uint64()
+			case 1:
+				blk[j] = r.Uint64() | r.Uint64()
+			default:
+				blk[j] = 0
+			}
+		}
+		x := r.Uint32()
+		if i%5 == 0 {
+			for j, m := range refSplitMasks(x) {
+				blk[j] |= m
+			}
+		}
+		a, b, c = blk, blk, blk
+		want := splitAdd(&a, x)
+		if got := splitAddVec(&b, x); got != want || b != a {
+			t.Fatalf("x = %#x, block %x: vector add %v -> %x, scalar %v -> %x", x, blk, got, b, want, a)
+		}
+		if got := splitAddPlainVec(&c, x); got != want || c != a {
+			t.Fatalf("x = %#x, block %x: vector plain add %v -> %x, scalar %v -> %x", x, blk, got, c, want, a)
+		}
+	}
+}
+
+// TestContains512VecMatchesScalar pins the vector lookup of the 512-bit
+// layout (contains512Vec, AVX-512, in a build with GOEXPERIMENT=simd) to
+// the probe rule: for k = 1..7 on random blocks (dense, sparse, or holding
+// the key's own bits) it answers whether bit (x >> 9i) & 511 is set for
+// every i < k. Skipped where it is not taken (no AVX-512, or the default
+// build).
+func TestContains512VecMatchesScalar(t *testing.T) {
+	if !simdBuild || !useAVX512 {
+		t.Skip("the 512-bit vector lookup is not taken in this build or on this CPU")
+	}
+	r := rand.New(rand.NewPCG(17, 18))
+	var blk [BlockWords]uint64
+	for i := range 300_000 {
+		randomWords(r, blk[:], i)
+		x, k := r.Uint64()>>1, uint32(1+i%probesPerWord)
+		if i%4 == 0 {
+			for p := range k {
+				pos := x >> (probeBits * p) & (BlockBits - 1)
+				blk[pos>>6] |= 1 << (pos & 63)
+			}
+		}
+		want := true
+		for p := range k {
+			pos := x >> (probeBits * p) & (BlockBits - 1)
+			want = want && blk[pos>>6]>>(pos&63)&1 == 1
+		}
+		if got := contains512Vec(&blk, x, k); got != want {
+			t.Fatalf("x = %#x, k = %d, block %x: vector %v, scalar %v", x, k, blk, got, want)
+		}
+	}
+}
+
+// randomWords fills words from r for the i-th case of a lookup test:
+// sparse (i%4 == 0), dense (i%4 == 1) or uniform.
+func randomWords(r *rand.Rand, words []uint64, i int) {
+	for j := range words {
+		switch i % 4 {
+		case 0:
+			words[j] = r.Uint64() & r.Uint64()
+		case 1:
+			words[j] = r.Uint64() | r.Uint64() | r.Uint64()
+		default:
+			words[j] = r.Uint64()
 		}
 	}
 }
