@@ -32,7 +32,7 @@ func OpenReadOnly(path string) (*Filter, error) {
 		mf.Close(0)
 		return nil, fmt.Errorf("fuse: %w", &fs.PathError{Op: "open", Path: path, Err: err})
 	}
-	f.store = filebacked.NewStore(mf, f.Len)
+	f.store = filebacked.NewStore(mf, f.Added)
 	return f, nil
 }
 
