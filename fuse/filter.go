@@ -39,8 +39,8 @@ func newFilter(h *mmapstore.Header, words []uint64) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Filter{shift: uint8(63 - sb), shards: shards, hasher: hashing.NewHasher(hashing.Scheme(h.Hash), h.Seed),
-		bits: h.CellBits, shardBits: sb, keys: h.Count, cells: h.M, size: h.PayloadLen, p: h.TargetP, words: words}
+	f := &Filter{shift: uint8(63 - sb), shards: shards, hasher: hashing.NewHasher(h.Scheme, h.Seed),
+		bits: h.CellBits, shardBits: sb, keys: h.Count, cells: h.M, size: h.PayloadLen, p: h.TargetFPR, words: words}
 	return f, nil
 }
 
