@@ -1,6 +1,7 @@
 package filterfile_test
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/zeebo/xxh3"
 
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/counting"
@@ -231,4 +233,27 @@ func TestLiveFollowsAnyVariant(t *testing.T) {
 		require.NoError(t, want.Close())
 	}
 	var _ io.Closer = bloomkit.Filter(nil) // Live's T
+}
+
+// TestUnknownVariantTag opens a file whose checksummed header names a
+// variant tag the format does not know (7): the typed error of a damaged
+// header, naming the tag, from both opens.
+func TestUnknownVariantTag(t *testing.T) {
+	path := copyGolden(t, "../standard/testdata/golden-v1-scheme2.bloom")
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	const slotSize = 4096
+	for off := 0; off < 2*slotSize; off += slotSize {
+		slot := b[off : off+slotSize]
+		binary.LittleEndian.PutUint16(slot[10:], 7)
+		binary.LittleEndian.PutUint64(slot[slotSize-8:], xxh3.Hash(slot[:slotSize-8]))
+	}
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	for name, open := range map[string]func(string) (bloomkit.Filter, error){
+		"Open": filterfile.Open, "OpenReadOnly": filterfile.OpenReadOnly} {
+		f, err := open(path)
+		require.ErrorIs(t, err, mmapstore.ErrCorrupt, name)
+		require.ErrorContains(t, err, "unknown variant tag 7", name)
+		require.Nil(t, f, name)
+	}
 }
