@@ -27,4 +27,8 @@
 // The header is read, then the file is opened by its variant's package: a
 // file replaced by a file of another variant in between is refused by that
 // package (mmapstore.ErrVariant), never opened as the wrong variant.
+//
+// Open takes each variant's default options: a scalable or growing filter
+// opened here for adding grows under its package's default limits; open it
+// through its package to give others (WithMaxStages, WithMaxBytes).
 package filterfile

@@ -106,7 +106,7 @@ func TestGoldenFilesOpen(t *testing.T) {
 			require.True(t, got.ReadOnly())
 			require.NoError(t, got.Verify())
 			require.NoError(t, got.Close())
-			require.Error(t, got.Close(), "a second Close")
+			requireClosed(t, got)
 
 			// For adding, on a copy (the golden files never change).
 			cp := copyGolden(t, path)
@@ -126,12 +126,24 @@ func TestGoldenFilesOpen(t *testing.T) {
 				require.True(t, w.ReadOnly())
 			}
 			require.NoError(t, w.Close())
+			requireClosed(t, w)
 		})
 	}
 	for _, tag := range filterfile.Variants() {
 		require.True(t, seen[tag], "registered variant %s has no golden file", tag)
 	}
 	require.Len(t, filterfile.Variants(), len(opens), "every variant package registers")
+}
+
+// requireClosed checks the face's contract after Close: lookups report
+// true (never a false negative), Sync, Verify and a second Close return
+// errors.
+func requireClosed(t *testing.T, f bloomkit.Filter) {
+	t.Helper()
+	require.True(t, f.ContainsString("never added"))
+	require.Error(t, f.Sync())
+	require.Error(t, f.Verify())
+	require.Error(t, f.Close(), "a second Close")
 }
 
 // copyGolden copies the golden file at path (and a growing filter's
