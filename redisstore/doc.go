@@ -26,7 +26,9 @@
 //
 // A filter made WithGrowth grows as RedisBloom's default filter does: when
 // its newest stage is full, the next client to add a key adds a stage of
-// twice the capacity at 0.85 times the rate (exactly one of many racing
+// s times the capacity (WithGrowth(s); RedisBloom's EXPANSION, 2 by
+// default there) at r times the rate (WithTightening(r), default 0.85)
+// (exactly one of many racing
 // clients succeeds; the others follow without a restart), so the compound
 // rate stays below p however many keys come. Stages are sized by
 // scalable.StageParams, as the scalable package sizes its own, and each
