@@ -29,8 +29,9 @@
 // s times the capacity (WithGrowth(s); RedisBloom's EXPANSION, 2 by
 // default there) at r times the rate (WithTightening(r), default 0.85);
 // exactly one of many racing clients succeeds and the others follow without
-// a restart, so the compound rate stays below p however many keys come. Stages are sized by
-// scalable.StageParams, as the scalable package sizes its own, and each
+// a restart, so the compound rate stays below p however many keys come.
+// Stages are sized by scalable.StageParams, as the scalable package sizes
+// its own, and each
 // stage's geometry is recorded in the header, so an existing filter is read
 // as it was made. Its stages are cut into 16 shards whose hash tags are the
 // same in every stage, so Add (test the older stages, add to the newest)
