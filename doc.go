@@ -2,24 +2,33 @@
 // guard in front of a cache or database, crawler URL dedup, whitelists of
 // billions of keys rebuilt nightly and queried all day.
 //
-// Each variant is its own package, with the same core API (New, Add,
-// Contains, Create, OpenReadOnly, WriteTo, MarshalBinary, ...; the README
-// lists where they differ):
+// Each variant is its own package, and every variant's *Filter shows one
+// face, Filter (lookups by key, string and digest, the hash, capacity,
+// count, fill, estimated rate, size, Sync, Verify, Close); what only some
+// variants have is an optional interface (Adder, TryAdder, Remover,
+// Combiner, the batch forms, FileWriter, Publisher, Prefaulter), tested for
+// with a type assertion:
 //
 //   - standard: the classic filter, m bits and k probes.
 //   - partitioned: cache-line blocked: all k bits of a key in one 64-byte
 //     block, one memory access per lookup; batch AddMany and ContainsMany.
 //   - counting: 4-bit counters, so keys can be removed (Remove, Count), and
-//     export to a standard filter.
+//     export to a standard filter (ExportTo).
 //   - scalable: grows past its capacity in blocked stages while the compound
 //     false-positive rate stays under the target; no NewWithSize, Union or
 //     Intersect.
 //   - growing: grows past its capacity without stacking: one blocked table,
 //     rebuilt larger from the history of its digests (a log on disk), so a
 //     lookup probes one cache line however far it grew.
+//   - fuse: a static binary fuse filter for a set built once (no Add), out
+//     of core from any number of keys; 26-36% smaller than a Bloom filter
+//     at the same rate.
 //
 // Beside them:
 //
+//   - filterfile: opens a filter file of any variant (Open, OpenReadOnly)
+//     from its header, over a registry each variant package fills with one
+//     line; it fits mmapstore.Live.
 //   - mmapstore: the shared file format and memory mapping, atomic publish,
 //     and Live for serving a file through rebuilds.
 //   - redisstore (module github.com/bloomkit/bloomkit/redisstore): the
@@ -29,8 +38,11 @@
 //   - benchmarks (a module of its own, not for import): every variant against
 //     the Go libraries people use, with docs/benchmarks.md's results.
 //
-// This package holds what spans variants: the key digest and the hashing
-// schemes. Every variant hashes a key once per operation and derives all its
+// docs/design.md's glossary gives the one name each idea has across the
+// packages.
+//
+// This package holds what spans variants: the face, the key digest and the
+// hashing schemes. Every variant hashes a key once per operation and derives all its
 // probes from the digest, so one digest can be tested against many filters
 // that share a scheme and a seed, such as the shards of a sharded filter.
 //

@@ -34,13 +34,13 @@ func (f *Filter) ExportTo(w io.Writer) (int64, error) {
 	set := presence(out, f.words, m)
 	h := mmapstore.Header{
 		Variant:    mmapstore.Standard,
-		Hash:       uint16(f.geom.Scheme),
+		Scheme:     f.geom.Scheme,
 		Seed:       f.geom.Seed,
 		M:          m,
 		K:          f.geom.K,
 		CellBits:   1,
 		Capacity:   f.geom.Capacity,
-		TargetP:    f.geom.P,
+		TargetFPR:  f.geom.P,
 		Count:      estimateCount(set, m, f.geom.K),
 		PayloadLen: n,
 	}

@@ -76,7 +76,7 @@ func TestFileSuite(t *testing.T) {
 // TestHeaderNeedsFourBitCells: a header that says counting but with 1-bit
 // cells is refused.
 func TestHeaderNeedsFourBitCells(t *testing.T) {
-	h := mmapstore.Header{Variant: mmapstore.Counting, M: 1000, K: 3, CellBits: 1, Capacity: 100, TargetP: 0.01,
+	h := mmapstore.Header{Variant: mmapstore.Counting, M: 1000, K: 3, CellBits: 1, Capacity: 100, TargetFPR: 0.01,
 		PayloadLen: mmapstore.CellBytes(1000, 1)}
 	_, err := mmapstore.Create(filepath.Join(t.TempDir(), "cells.bloom"), h)
 	require.ErrorIs(t, err, mmapstore.ErrCorrupt)

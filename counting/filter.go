@@ -411,13 +411,13 @@ func (f *Filter) Intersect(other *Filter) error {
 func (f *Filter) header() mmapstore.Header {
 	return mmapstore.Header{
 		Variant:    mmapstore.Counting,
-		Hash:       uint16(f.geom.Scheme),
+		Scheme:     f.geom.Scheme,
 		Seed:       f.geom.Seed,
 		M:          f.geom.M,
 		K:          f.geom.K,
 		CellBits:   counterBits,
 		Capacity:   f.geom.Capacity,
-		TargetP:    f.geom.P,
+		TargetFPR:  f.geom.P,
 		Count:      f.added.load(),
 		PayloadLen: mmapstore.CellBytes(f.geom.M, counterBits),
 	}

@@ -34,7 +34,7 @@ func fuzzSeeds(f *testing.F) [][]byte {
 		b[mmapstore.SlotSize+off%mmapstore.SlotSize] ^= 0x01
 		seeds = append(seeds, b)
 	}
-	h := mmapstore.Header{Variant: mmapstore.Counting, M: 20, K: 2, CellBits: 4, Capacity: 6, TargetP: 0.1}
+	h := mmapstore.Header{Variant: mmapstore.Counting, M: 20, K: 2, CellBits: 4, Capacity: 6, TargetFPR: 0.1}
 	buf.Reset()
 	if _, err := mmapstore.WriteStream(&buf, h, []uint64{0x21, ^uint64(0)}); err != nil {
 		f.Fatal(err)

@@ -104,7 +104,7 @@ func goldenHeader(t *testing.T, path string, s hashing.Scheme) {
 	require.NoError(t, err)
 	require.Equal(t, mmapstore.Version1, h.Version)
 	require.Equal(t, mmapstore.Counting, h.Variant)
-	require.EqualValues(t, s, h.Hash)
+	require.EqualValues(t, s, h.Scheme)
 	require.EqualValues(t, 4, h.CellBits)
 	require.EqualValues(t, 0, h.BlockBits)
 	require.EqualValues(t, 1000, h.M)
@@ -165,5 +165,5 @@ func TestGoldenExportScheme(t *testing.T) {
 	require.NoError(t, f.ExportFile(path))
 	h, err := mmapstore.ReadHeader(path)
 	require.NoError(t, err)
-	require.EqualValues(t, hashing.Scheme2, h.Hash)
+	require.EqualValues(t, hashing.Scheme2, h.Scheme)
 }

@@ -54,7 +54,7 @@ func TestBuilderMatchesBuild(t *testing.T) {
 				opts := append([]Option{WithMemory(mem)}, c.opts...)
 				f := buildFile(t, path, in, 1e-3, opts...)
 				requireAll(t, f, keys)
-				require.Equal(t, uint64(len(keys)), f.Len())
+				require.Equal(t, uint64(len(keys)), f.Added())
 				require.Equal(t, want.Shards(), f.Shards())
 				require.Equal(t, want.words, f.words, "memory %d: the same payload as Build", mem)
 				require.NoError(t, f.Verify())
@@ -172,7 +172,7 @@ func TestBuilderEmpty(t *testing.T) {
 	f, err := OpenReadOnly(path)
 	require.NoError(t, err)
 	defer f.Close()
-	require.Zero(t, f.Len())
+	require.Zero(t, f.Added())
 	require.NoError(t, f.Verify())
 	fp := 0
 	for _, k := range keySet(3, 10000) {

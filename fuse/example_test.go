@@ -17,7 +17,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	fmt.Println(f.ContainsString("alice"), f.ContainsString("bob"), f.ContainsString("carol"))
-	fmt.Println(f.Len(), "keys,", f.FingerprintBits(), "bit fingerprints, rate", f.FPR())
+	fmt.Println(f.Added(), "keys,", f.FingerprintBits(), "bit fingerprints, rate", f.EstimatedFPR())
 	// Output:
 	// true true true
 	// 3 keys, 8 bit fingerprints, rate 0.00390625
@@ -49,7 +49,7 @@ func ExampleNewBuilder() {
 		log.Fatal(err)
 	}
 	defer f.Close()
-	fmt.Println(f.ContainsString("user-42"), f.Len(), f.FingerprintBits())
+	fmt.Println(f.ContainsString("user-42"), f.Added(), f.FingerprintBits())
 	fmt.Printf("%.1f bits per key\n", f.BitsPerKey())
 	// Output:
 	// true 100000 16

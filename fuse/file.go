@@ -32,7 +32,7 @@ func OpenReadOnly(path string) (*Filter, error) {
 		mf.Close(0)
 		return nil, fmt.Errorf("fuse: %w", &fs.PathError{Op: "open", Path: path, Err: err})
 	}
-	f.store = filebacked.NewStore(mf, f.Len)
+	f.store = filebacked.NewStore(mf, f.Added)
 	return f, nil
 }
 
@@ -41,8 +41,8 @@ func OpenReadOnly(path string) (*Filter, error) {
 func Open(path string) (*Filter, error) { return OpenReadOnly(path) }
 
 func (f *Filter) header() mmapstore.Header {
-	return mmapstore.Header{Variant: mmapstore.Fuse, Hash: uint16(f.hasher.Scheme()), Seed: f.hasher.Seed(),
-		M: f.cells, K: 3, CellBits: f.bits, Capacity: f.keys, TargetP: f.p, Count: f.keys, PayloadLen: f.size}
+	return mmapstore.Header{Variant: mmapstore.Fuse, Scheme: f.hasher.Scheme(), Seed: f.hasher.Seed(),
+		M: f.cells, K: 3, CellBits: f.bits, Capacity: f.keys, TargetFPR: f.p, Count: f.keys, PayloadLen: f.size}
 }
 
 // WriteTo writes the filter as a complete filter file (docs/file-format.md)

@@ -39,8 +39,8 @@ func newFilter(h *mmapstore.Header, words []uint64) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Filter{shift: uint8(63 - sb), shards: shards, hasher: hashing.NewHasher(hashing.Scheme(h.Hash), h.Seed),
-		bits: h.CellBits, shardBits: sb, keys: h.Count, cells: h.M, size: h.PayloadLen, p: h.TargetP, words: words}
+	f := &Filter{shift: uint8(63 - sb), shards: shards, hasher: hashing.NewHasher(h.Scheme, h.Seed),
+		bits: h.CellBits, shardBits: sb, keys: h.Count, cells: h.M, size: h.PayloadLen, p: h.TargetFPR, words: words}
 	return f, nil
 }
 
@@ -52,7 +52,7 @@ func (f *Filter) hash(key []byte) uint64 {
 }
 
 // Contains reports whether key may be in the set: false means definitely
-// not; true is wrong for a key outside the set with probability FPR().
+// not; true is wrong for a key outside the set with probability EstimatedFPR().
 // After Close it reports true (it can rule nothing out).
 func (f *Filter) Contains(key []byte) bool {
 	// The commonest keys (9 to 16 bytes) are hashed in line: one call per
@@ -168,22 +168,44 @@ func (f *Filter) Hash(key []byte) bloomkit.Digest { return f.hasher.Sum(key) }
 // HashString is Hash for a string key.
 func (f *Filter) HashString(key string) bloomkit.Digest { return f.hasher.SumString(key) }
 
-// Len returns the number of distinct keys in the filter (by digest: two
-// keys whose 64-bit hashes are equal count once).
-func (f *Filter) Len() uint64 { return f.keys }
+// Added returns the number of distinct keys in the filter (by digest: two
+// keys whose 64-bit hashes are equal count once), as every variant's Added
+// counts the adds that found a key new.
+func (f *Filter) Added() uint64 { return f.keys }
+
+// ApproxCount returns Added: a fuse filter knows its set exactly.
+func (f *Filter) ApproxCount() uint64 { return f.keys }
+
+// Capacity returns Added: a fuse filter holds the set it was built from,
+// no more.
+func (f *Filter) Capacity() uint64 { return f.keys }
+
+// FillRatio returns 0: a fuse filter has no fill to estimate its rate from
+// (its rate is fixed by its fingerprints, EstimatedFPR), and it is never
+// saturated.
+func (f *Filter) FillRatio() float64 { return 0 }
 
 // FingerprintBits returns 8 or 16.
 func (f *Filter) FingerprintBits() uint32 { return f.bits }
 
-// FPR returns the false-positive rate of the filter: 2^-FingerprintBits.
-func (f *Filter) FPR() float64 {
+// K returns 3: a key probes three fingerprint cells.
+func (f *Filter) K() uint32 { return 3 }
+
+// Bits returns Cells × FingerprintBits: the bits of the fingerprint arrays
+// (Bytes adds the shard table).
+func (f *Filter) Bits() uint64 { return f.cells * uint64(f.bits) }
+
+// EstimatedFPR returns the false-positive rate of the filter:
+// 2^-FingerprintBits, whatever its keys.
+func (f *Filter) EstimatedFPR() float64 {
 	if f.bits == 8 {
 		return Rate8
 	}
 	return Rate16
 }
 
-// TargetFPR returns the rate the filter was asked for (FPR is at most it).
+// TargetFPR returns the rate the filter was asked for (EstimatedFPR is at
+// most it).
 func (f *Filter) TargetFPR() float64 { return f.p }
 
 // Shards returns the number of shards.
@@ -197,7 +219,7 @@ func (f *Filter) Cells() uint64 { return f.cells }
 // after Close.
 func (f *Filter) Bytes() uint64 { return f.size }
 
-// BitsPerKey returns 8 * Bytes / Len (the shard table included), or 0 for an
+// BitsPerKey returns 8 * Bytes / Added (the shard table included), or 0 for an
 // empty filter.
 func (f *Filter) BitsPerKey() float64 {
 	if f.keys == 0 {
@@ -214,6 +236,14 @@ func (f *Filter) Scheme() bloomkit.Scheme { return f.hasher.Scheme() }
 
 // Path returns the file the filter is mapped from, or "" in memory.
 func (f *Filter) Path() string { return f.store.Path() }
+
+// ReadOnly returns true: a fuse filter never changes once built.
+func (f *Filter) ReadOnly() bool { return true }
+
+// Sync returns nil: a fuse filter never changes, so there is nothing to
+// make durable; after Close of a file-backed filter, an error wrapping
+// ErrClosed.
+func (f *Filter) Sync() error { return f.store.Sync() }
 
 // Verify reads the whole file, O(size), and checks it against its stored
 // checksum (mmapstore.ErrPayloadChecksum on a mismatch). An in-memory

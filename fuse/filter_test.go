@@ -42,7 +42,7 @@ func TestTinySets(t *testing.T) {
 			f, err := Build(keys, p)
 			require.NoError(t, err)
 			requireAll(t, f, keys)
-			require.Equal(t, n, f.Len())
+			require.Equal(t, n, f.Added())
 			require.Equal(t, 1, f.Shards())
 		}
 	}
@@ -67,7 +67,7 @@ func TestDuplicates(t *testing.T) {
 	f, err := Build(all, 0.01)
 	require.NoError(t, err)
 	requireAll(t, f, keys)
-	require.Equal(t, uint64(5000), f.Len())
+	require.Equal(t, uint64(5000), f.Added())
 }
 
 func TestMix(t *testing.T) {

@@ -87,8 +87,8 @@ func (pl *plan) total() (n uint64) {
 // header is the file header of the planned filter.
 func (pl *plan) header(c config, p float64) mmapstore.Header {
 	n := pl.total()
-	return mmapstore.Header{Variant: mmapstore.Fuse, Hash: uint16(c.scheme), Seed: c.seed, M: pl.cells, K: 3,
-		CellBits: pl.bits, Capacity: n, TargetP: p, Count: n, PayloadLen: pl.length}
+	return mmapstore.Header{Variant: mmapstore.Fuse, Scheme: c.scheme, Seed: c.seed, M: pl.cells, K: 3,
+		CellBits: pl.bits, Capacity: n, TargetFPR: p, Count: n, PayloadLen: pl.length}
 }
 
 // writePreamble writes the table's fixed part into payload.

@@ -43,7 +43,7 @@ func TestSpaceAndRate(t *testing.T) {
 		if testing.Short() && f.FingerprintBits() == 16 {
 			continue
 		}
-		rate := f.FPR()
+		rate := f.EstimatedFPR()
 		trials := filtertest.TrialsFor(rate, rate, 1.1)
 		fp := filtertest.CountFalsePositives(containsOnly{f}, 2, trials)
 		filtertest.FPRBound(t, fp, trials, rate, rate, 1.1)

@@ -30,7 +30,7 @@ func TestTable(t *testing.T) {
 			trials := uint64(1e7)
 			fp := filtertest.CountFalsePositives(containsOnly{f}, 2, trials)
 			fmt.Printf("| %s | %d | %d | %.3f | %.3g (%d of %.0e) | %.3g |\n", sizeName(n), f.FingerprintBits(),
-				f.Shards(), f.BitsPerKey(), float64(fp)/float64(trials), fp, float64(trials), f.FPR())
+				f.Shards(), f.BitsPerKey(), float64(fp)/float64(trials), fp, float64(trials), f.EstimatedFPR())
 		}
 	}
 }

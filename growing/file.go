@@ -34,9 +34,9 @@ func HistoryPath(path string) string { return path + ".log" }
 func (f *Filter) header(capacity, blocks uint64, k uint32) mmapstore.Header {
 	m := blocks * blocked.BlockBits
 	return mmapstore.Header{
-		Variant: mmapstore.Growing, Hash: uint16(f.cfg.scheme), Seed: f.cfg.seed,
+		Variant: mmapstore.Growing, Scheme: f.cfg.scheme, Seed: f.cfg.seed,
 		M: m, K: k, BlockBits: blocked.BlockBits, CellBits: 1,
-		Capacity: capacity, TargetP: f.p, PayloadLen: mmapstore.CellBytes(m, 1),
+		Capacity: capacity, TargetFPR: f.p, PayloadLen: mmapstore.CellBytes(m, 1),
 		Growth: float64(f.cfg.expansion), InitialCapacity: f.n0,
 		HistoryOffset: mmapstore.LogHeaderSize, HistoryID: f.id,
 	}
@@ -129,14 +129,14 @@ func open(path string, readOnly bool, opts []Option) (_ *Filter, err error) {
 	if hdr.Variant != mmapstore.Growing {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w: the file holds a %s filter, want growing", mmapstore.ErrVariant, hdr.Variant)}
 	}
-	c, err := configure(append([]Option{WithScheme(hashing.Scheme(hdr.Hash)), WithSeed(hdr.Seed), WithExpansion(uint64(hdr.Growth))}, opts...))
+	c, err := configure(append([]Option{WithScheme(hdr.Scheme), WithSeed(hdr.Seed), WithExpansion(uint64(hdr.Growth))}, opts...))
 	if err != nil {
 		return nil, fmt.Errorf("growing: %w", err)
 	}
-	if c.scheme != hashing.Scheme(hdr.Hash) || c.seed != hdr.Seed || c.expansion != uint64(hdr.Growth) {
+	if c.scheme != hdr.Scheme || c.seed != hdr.Seed || c.expansion != uint64(hdr.Growth) {
 		return nil, fmt.Errorf("growing: %w: the scheme, seed and expansion are the file's", ErrInvalid)
 	}
-	f := newFilter(c, hdr.InitialCapacity, hdr.TargetP)
+	f := newFilter(c, hdr.InitialCapacity, hdr.TargetFPR)
 	f.path, f.id, f.readOnly = path, hdr.HistoryID, readOnly
 	if !readOnly {
 		if f.log, err = mmapstore.OpenLog(HistoryPath(path)); err != nil {

@@ -430,13 +430,19 @@ func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
 	return found
 }
 
-// ContainsDigests sets found[i] to ContainsDigest(ds[i]), warming the next
-// keys' cache lines while it tests the current ones: for a batch of keys on
-// a table larger than the CPU caches. found must be as long as ds.
-func (f *Filter) ContainsDigests(ds []bloomkit.Digest, found []bool) {
+// ContainsDigests sets found[i] to ContainsDigest(ds[i]) for every digest
+// and returns found, grown when it is shorter than ds (as in standard and
+// partitioned), warming the next keys' cache lines while it tests the
+// current ones: for a batch of keys on a table larger than the CPU caches.
+func (f *Filter) ContainsDigests(ds []bloomkit.Digest, found []bool) []bool {
+	if len(found) < len(ds) {
+		found = append(found, make([]bool, len(ds)-len(found))...)
+	}
+	found = found[:len(ds)]
 	t := f.tab.Load()
 	t.bf.ContainsBatch(ds, found)
 	runtime.KeepAlive(t)
+	return found
 }
 
 // Err returns nil while the filter can grow, and once it could not, the

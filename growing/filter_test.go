@@ -87,6 +87,7 @@ func TestGrowthKeepsEveryKey(t *testing.T) {
 	found := make([]bool, 2)
 	f.ContainsDigests(ds, found)
 	require.Equal(t, []bool{true, f.ContainsString("never added")}, found)
+	require.Equal(t, found, f.ContainsDigests(ds, nil), "a short found grows")
 }
 
 // TestRateAndBitsAtEveryGrowth adds keys from 100 to past 10^6 and checks,

@@ -83,7 +83,7 @@ func TestGolden(t *testing.T) {
 		require.NoError(t, err, c.path)
 		require.Equal(t, mmapstore.Growing, h.Variant)
 		require.Equal(t, uint64(7), h.Seed)
-		require.Equal(t, uint16(2), h.Hash)
+		require.EqualValues(t, 2, h.Scheme)
 		require.Equal(t, uint64(1600), h.Capacity)
 		require.Equal(t, uint64(100), h.InitialCapacity)
 		require.Equal(t, float64(2), h.Growth)

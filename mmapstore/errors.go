@@ -16,13 +16,9 @@ var (
 	ErrVersion = errors.New("mmapstore: unsupported format version")
 	// ErrVariant: a valid file of another variant than the one asked for.
 	ErrVariant = errors.New("mmapstore: wrong filter variant")
-	// ErrScheme: a hashing scheme (the header's Hash field) this build does
+	// ErrScheme: a hashing scheme (the header's Scheme field) this build does
 	// not know; it knows schemes 1 and 2.
 	ErrScheme = errors.New("mmapstore: unsupported hashing scheme")
-	// ErrHash is ErrScheme, under its first name.
-	//
-	// Deprecated: use ErrScheme (the same value).
-	ErrHash = ErrScheme
 	// ErrTruncated: the file or stream is shorter than its header says.
 	// Streams wrap io.ErrUnexpectedEOF as well.
 	ErrTruncated = errors.New("mmapstore: truncated filter file")

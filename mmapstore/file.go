@@ -52,7 +52,7 @@ type File struct {
 // geometry in h, its payload zero, and maps it read-write. The file's blocks
 // are allocated before it is mapped, so a full disk is an error here rather
 // than a fault later. h.PayloadLen must match the geometry (see
-// Header.Validate); h.Hash is the filter's hashing scheme (0 is written as
+// Header.Validate); h.Scheme is the filter's hashing scheme (0 is written as
 // 1); Version, Generation and Flags are set by Create.
 //
 // The new file's mode is 0666 less the process's umask, as for any file a
@@ -105,8 +105,8 @@ func create(f *os.File, path string, h Header) (_ *File, err error) {
 		return nil, ErrPlatform
 	}
 	h.Version = CurrentVersion
-	if h.Hash == 0 {
-		h.Hash = uint16(hashing.Scheme1)
+	if h.Scheme == 0 {
+		h.Scheme = hashing.Scheme1
 	}
 	h.Generation = 1
 	h.Flags = 0 // open for writing: checksum not current

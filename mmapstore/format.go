@@ -144,7 +144,7 @@ type Stage struct {
 	K         uint32
 	BlockBits uint32
 	Capacity  uint64
-	TargetP   float64
+	TargetFPR float64
 	Count     uint64
 }
 
@@ -152,13 +152,12 @@ type Stage struct {
 type Header struct {
 	Version Version
 	Variant Variant
-	// Hash is the filter's hashing scheme (bloomkit.Scheme: 1 is seeded
+	// Scheme is the filter's hashing scheme (bloomkit.Scheme: 1 is seeded
 	// XXH3-128, 2 is seeded XXH3-64 and a mixer), the header's u16 at
 	// offset 12. Readers refuse other values with ErrScheme. Create and
-	// WriteStream write a zero Hash as 1, the scheme every writer used
-	// before the field was the caller's to set. (The field keeps the name
-	// it was released with; everything else here says "scheme".)
-	Hash       uint16
+	// WriteStream write a zero Scheme as 1, the scheme every writer used
+	// before the field was the caller's to set.
+	Scheme     hashing.Scheme
 	Generation uint64
 	Seed       uint64
 	M          uint64
@@ -167,14 +166,14 @@ type Header struct {
 	CellBits   uint32
 	Flags      uint32
 	Capacity   uint64
-	TargetP    float64
+	TargetFPR  float64
 	Count      uint64
 	PayloadLen uint64
 	PayloadSum uint64
 	// Scalable filters only.
-	Growth    float64 // capacity ratio between stages
-	Tightness float64 // error ratio between stages
-	Stages    []Stage
+	Growth     float64 // capacity ratio between stages
+	Tightening float64 // error ratio between stages
+	Stages     []Stage
 	// Growing filters only (Growth is their expansion factor): the capacity
 	// the filter was made with, and its history log (see Log): how many of
 	// the log's digests the payload holds, the log offset where they end,
@@ -201,7 +200,7 @@ func encodeSlot(h *Header, slot []byte) {
 	copy(slot[offMagic:], Magic)
 	le.PutUint16(slot[offVersion:], uint16(h.Version))
 	le.PutUint16(slot[offVariant:], uint16(h.Variant))
-	le.PutUint16(slot[offScheme:], h.Hash)
+	le.PutUint16(slot[offScheme:], uint16(h.Scheme))
 	le.PutUint64(slot[offGeneration:], h.Generation)
 	le.PutUint64(slot[offSeed:], h.Seed)
 	le.PutUint64(slot[offM:], h.M)
@@ -210,14 +209,14 @@ func encodeSlot(h *Header, slot []byte) {
 	le.PutUint32(slot[offCellBits:], h.CellBits)
 	le.PutUint32(slot[offFlags:], h.Flags)
 	le.PutUint64(slot[offCapacity:], h.Capacity)
-	le.PutUint64(slot[offTargetP:], math.Float64bits(h.TargetP))
+	le.PutUint64(slot[offTargetP:], math.Float64bits(h.TargetFPR))
 	le.PutUint64(slot[offCount:], h.Count)
 	le.PutUint64(slot[offPayloadOff:], PayloadOffset)
 	le.PutUint64(slot[offPayloadLen:], h.PayloadLen)
 	le.PutUint64(slot[offPayloadSum:], h.PayloadSum)
 	le.PutUint32(slot[offStageCount:], uint32(len(h.Stages)))
 	le.PutUint64(slot[offGrowth:], math.Float64bits(h.Growth))
-	le.PutUint64(slot[offTightness:], math.Float64bits(h.Tightness))
+	le.PutUint64(slot[offTightness:], math.Float64bits(h.Tightening))
 	for i, s := range h.Stages {
 		e := slot[offStages+i*StageSize:]
 		le.PutUint64(e[0:], s.Offset)
@@ -225,7 +224,7 @@ func encodeSlot(h *Header, slot []byte) {
 		le.PutUint32(e[16:], s.K)
 		le.PutUint32(e[20:], s.BlockBits)
 		le.PutUint64(e[24:], s.Capacity)
-		le.PutUint64(e[32:], math.Float64bits(s.TargetP))
+		le.PutUint64(e[32:], math.Float64bits(s.TargetFPR))
 		le.PutUint64(e[40:], s.Count)
 	}
 	if h.Variant == Growing {
@@ -255,7 +254,7 @@ func decodeSlot(slot []byte) (Header, error) {
 		return h, fmt.Errorf("%w: stored %#016x, computed %#016x", ErrHeaderChecksum, got, want)
 	}
 	h.Variant = Variant(le.Uint16(slot[offVariant:]))
-	h.Hash = le.Uint16(slot[offScheme:])
+	h.Scheme = hashing.Scheme(le.Uint16(slot[offScheme:]))
 	h.Generation = le.Uint64(slot[offGeneration:])
 	h.Seed = le.Uint64(slot[offSeed:])
 	h.M = le.Uint64(slot[offM:])
@@ -264,14 +263,14 @@ func decodeSlot(slot []byte) (Header, error) {
 	h.CellBits = le.Uint32(slot[offCellBits:])
 	h.Flags = le.Uint32(slot[offFlags:])
 	h.Capacity = le.Uint64(slot[offCapacity:])
-	h.TargetP = math.Float64frombits(le.Uint64(slot[offTargetP:]))
+	h.TargetFPR = math.Float64frombits(le.Uint64(slot[offTargetP:]))
 	h.Count = le.Uint64(slot[offCount:])
 	payloadOff := le.Uint64(slot[offPayloadOff:])
 	h.PayloadLen = le.Uint64(slot[offPayloadLen:])
 	h.PayloadSum = le.Uint64(slot[offPayloadSum:])
 	nStages := le.Uint32(slot[offStageCount:])
 	h.Growth = math.Float64frombits(le.Uint64(slot[offGrowth:]))
-	h.Tightness = math.Float64frombits(le.Uint64(slot[offTightness:]))
+	h.Tightening = math.Float64frombits(le.Uint64(slot[offTightness:]))
 
 	if payloadOff != PayloadOffset {
 		return h, fmt.Errorf("%w: payload offset %d, version 1 requires %d", ErrCorrupt, payloadOff, PayloadOffset)
@@ -289,7 +288,7 @@ func decodeSlot(slot []byte) (Header, error) {
 				K:         le.Uint32(e[16:]),
 				BlockBits: le.Uint32(e[20:]),
 				Capacity:  le.Uint64(e[24:]),
-				TargetP:   math.Float64frombits(le.Uint64(e[32:])),
+				TargetFPR: math.Float64frombits(le.Uint64(e[32:])),
 				Count:     le.Uint64(e[40:]),
 			}
 		}
@@ -311,14 +310,14 @@ func decodeSlot(slot []byte) (Header, error) {
 // follows from it.
 // It does not look at any file.
 func (h *Header) Validate() error {
-	if !hashing.Scheme(h.Hash).Valid() {
-		return fmt.Errorf("%w: scheme %d (this build knows schemes 1 and 2)", ErrScheme, h.Hash)
+	if !h.Scheme.Valid() {
+		return fmt.Errorf("%w: scheme %d (this build knows schemes 1 and 2)", ErrScheme, h.Scheme)
 	}
 	if h.Flags&^knownFlags != 0 {
 		return h.invalid("unknown flags %#x", h.Flags&^knownFlags)
 	}
-	if !(h.TargetP > 0 && h.TargetP < 1) {
-		return h.invalid("target false-positive rate %v outside (0,1)", h.TargetP)
+	if !(h.TargetFPR > 0 && h.TargetFPR < 1) {
+		return h.invalid("target false-positive rate %v outside (0,1)", h.TargetFPR)
 	}
 	var want uint64
 	var err error
@@ -431,8 +430,8 @@ func (h *Header) stagesLen() (uint64, error) {
 		if s.Offset != want {
 			return 0, h.invalid("stage %d at payload offset %d, want %d", i, s.Offset, want)
 		}
-		if !(s.TargetP > 0 && s.TargetP < 1) {
-			return 0, h.invalid("stage %d target rate %v outside (0,1)", i, s.TargetP)
+		if !(s.TargetFPR > 0 && s.TargetFPR < 1) {
+			return 0, h.invalid("stage %d target rate %v outside (0,1)", i, s.TargetFPR)
 		}
 		want += CellBytes(s.M, 1)
 		total += s.M
@@ -440,8 +439,8 @@ func (h *Header) stagesLen() (uint64, error) {
 			return 0, h.invalid("stages exceed %d bytes", uint64(MaxCells/8))
 		}
 	}
-	if !(h.Growth >= 1 && h.Growth <= 1e6) || !(h.Tightness > 0 && h.Tightness < 1) {
-		return 0, h.invalid("growth %v (want 1..1e6), tightening %v (want in (0,1))", h.Growth, h.Tightness)
+	if !(h.Growth >= 1 && h.Growth <= 1e6) || !(h.Tightening > 0 && h.Tightening < 1) {
+		return 0, h.invalid("growth %v (want 1..1e6), tightening %v (want in (0,1))", h.Growth, h.Tightening)
 	}
 	if h.M != total {
 		return 0, h.invalid("m = %d, stages hold %d", h.M, total)

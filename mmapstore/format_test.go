@@ -10,11 +10,13 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/bloomkit/bloomkit/internal/hashing"
 )
 
 func testHeader() Header {
-	return Header{Variant: Standard, Hash: 1, Seed: 42, M: 1000, K: 7, CellBits: 1, Capacity: 100,
-		TargetP: 0.01, Count: 3, PayloadLen: CellBytes(1000, 1), PayloadSum: 0xabc, Flags: FlagChecksumCurrent,
+	return Header{Variant: Standard, Scheme: 1, Seed: 42, M: 1000, K: 7, CellBits: 1, Capacity: 100,
+		TargetFPR: 0.01, Count: 3, PayloadLen: CellBytes(1000, 1), PayloadSum: 0xabc, Flags: FlagChecksumCurrent,
 		Version: CurrentVersion, Generation: 5}
 }
 
@@ -27,10 +29,10 @@ func TestSlotRoundTrip(t *testing.T) {
 	require.Equal(t, h, got)
 	require.Equal(t, Magic, string(b[:8]))
 
-	s := Header{Variant: Scalable, Hash: 1, CellBits: 1, Capacity: 10, TargetP: 0.01, Growth: 2, Tightness: 0.85,
+	s := Header{Variant: Scalable, Scheme: 1, CellBits: 1, Capacity: 10, TargetFPR: 0.01, Growth: 2, Tightening: 0.85,
 		Version: CurrentVersion}
 	for i := 0; i < MaxStages; i++ {
-		st := Stage{Offset: s.PayloadLen, M: 512 * uint64(i+1), K: 5, BlockBits: 512, Capacity: 10 << i, TargetP: 0.001, Count: uint64(i)}
+		st := Stage{Offset: s.PayloadLen, M: 512 * uint64(i+1), K: 5, BlockBits: 512, Capacity: 10 << i, TargetFPR: 0.001, Count: uint64(i)}
 		s.Stages = append(s.Stages, st)
 		s.M += st.M
 		s.PayloadLen += CellBytes(st.M, 1)
@@ -71,8 +73,8 @@ func TestValidateRejectsImpossibleGeometry(t *testing.T) {
 		"k zero":          func(h *Header) { h.K = 0 },
 		"k huge":          func(h *Header) { h.K = 65 },
 		"payload len":     func(h *Header) { h.PayloadLen += 8 },
-		"p zero":          func(h *Header) { h.TargetP = 0 },
-		"p NaN":           func(h *Header) { h.TargetP = math.NaN() },
+		"p zero":          func(h *Header) { h.TargetFPR = 0 },
+		"p NaN":           func(h *Header) { h.TargetFPR = math.NaN() },
 		"unknown flag":    func(h *Header) { h.Flags |= 1 << 7 },
 		"unknown variant": func(h *Header) { h.Variant = 9 },
 		"cell bits":       func(h *Header) { h.CellBits = 4 },
@@ -84,14 +86,14 @@ func TestValidateRejectsImpossibleGeometry(t *testing.T) {
 		mut(&h)
 		require.ErrorIs(t, h.Validate(), ErrCorrupt, name)
 	}
-	for _, id := range []uint16{0, 3, 0xffff} {
+	for _, id := range []hashing.Scheme{0, 3, 0xffff} {
 		h := testHeader()
-		h.Hash = id
-		require.ErrorIs(t, h.Validate(), ErrHash, "hash id %d", id)
+		h.Scheme = id
+		require.ErrorIs(t, h.Validate(), ErrScheme, "hash id %d", id)
 	}
-	for _, id := range []uint16{1, 2} {
+	for _, id := range []hashing.Scheme{1, 2} {
 		h := testHeader()
-		h.Hash = id
+		h.Scheme = id
 		require.NoError(t, h.Validate(), "hash id %d", id)
 	}
 }

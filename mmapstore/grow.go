@@ -179,19 +179,3 @@ func (f *File) mapStage(start, size int64) (grownStage, error) {
 	}
 	return grownStage{m: m, bytes: m[start-aligned:]}, nil
 }
-
-// StageWords returns the words of stage i of a scalable file, in place.
-//
-// Deprecated: use f.Stages().Words(i).
-func (f *File) StageWords(i int) []uint64 { return f.Stages().Words(i) }
-
-// Grow appends stage s to a writable scalable file and returns its words.
-//
-// Deprecated: use f.Stages().Grow(s), which documents the contract.
-func (f *File) Grow(s Stage) ([]uint64, error) { return f.Stages().Grow(s) }
-
-// SetStageCounts records each stage's item count in the header at the next
-// Sync or Close (scalable files).
-//
-// Deprecated: use f.Stages().SetCounts(counts).
-func (f *File) SetStageCounts(counts []uint64) { f.Stages().SetCounts(counts) }

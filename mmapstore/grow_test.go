@@ -10,8 +10,8 @@ import (
 )
 
 func scalableHeader() Header {
-	return Header{Variant: Scalable, CellBits: 1, Capacity: 1000, TargetP: 0.01, Growth: 2, Tightness: 0.85,
-		Stages:     []Stage{{M: 8192, K: 7, BlockBits: 512, Capacity: 1000, TargetP: 0.0015}},
+	return Header{Variant: Scalable, CellBits: 1, Capacity: 1000, TargetFPR: 0.01, Growth: 2, Tightening: 0.85,
+		Stages:     []Stage{{M: 8192, K: 7, BlockBits: 512, Capacity: 1000, TargetFPR: 0.0015}},
 		M:          8192,
 		PayloadLen: CellBytes(8192, 1)}
 }
@@ -20,17 +20,17 @@ func TestGrowIsDurableAndCrashSafe(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.bloom")
 	f, err := Create(path, scalableHeader())
 	require.NoError(t, err)
-	f.StageWords(0)[3] = 0xaa
+	f.Stages().Words(0)[3] = 0xaa
 
 	// Three growths, each stage written as soon as it exists.
 	for i := 1; i <= 3; i++ {
-		w, err := f.Grow(Stage{M: 8192 << i, K: 7, BlockBits: 512, Capacity: 1000 << i, TargetP: 0.001})
+		w, err := f.Stages().Grow(Stage{M: 8192 << i, K: 7, BlockBits: 512, Capacity: 1000 << i, TargetFPR: 0.001})
 		require.NoError(t, err)
 		require.Len(t, w, (8192<<i)/64)
 		w[len(w)-1] = uint64(i)
-		require.Equal(t, w, f.StageWords(i))
+		require.Equal(t, w, f.Stages().Words(i))
 	}
-	require.Equal(t, uint64(0xaa), f.StageWords(0)[3], "earlier stages stay mapped")
+	require.Equal(t, uint64(0xaa), f.Stages().Words(0)[3], "earlier stages stay mapped")
 	require.NoError(t, f.Sync(0))
 
 	// A growth that dies after allocating, before the header names the
@@ -41,7 +41,7 @@ func TestGrowIsDurableAndCrashSafe(t *testing.T) {
 		}
 		return nil
 	}
-	_, err = f.Grow(Stage{M: 8192 << 4, K: 7, BlockBits: 512, Capacity: 16000, TargetP: 0.001})
+	_, err = f.Stages().Grow(Stage{M: 8192 << 4, K: 7, BlockBits: 512, Capacity: 16000, TargetFPR: 0.001})
 	growFault = nil
 	require.Error(t, err)
 	require.NoError(t, f.Close(0))
@@ -57,10 +57,10 @@ func TestGrowIsDurableAndCrashSafe(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, r.Verify(), "the checksum spans every stage")
 	for i := 1; i <= 3; i++ {
-		w := r.StageWords(i)
+		w := r.Stages().Words(i)
 		require.Equal(t, uint64(i), w[len(w)-1])
 	}
-	require.Equal(t, uint64(0xaa), r.StageWords(0)[3])
+	require.Equal(t, uint64(0xaa), r.Stages().Words(0)[3])
 	require.NoError(t, r.Close(0))
 
 	// The abandoned space may hold bits: a stage whose pages reached the
@@ -73,7 +73,7 @@ func TestGrowIsDurableAndCrashSafe(t *testing.T) {
 	require.NoError(t, raw.Close())
 	w, err := Open(path, Scalable)
 	require.NoError(t, err)
-	words, err := w.Grow(Stage{M: 8192 << 4, K: 7, BlockBits: 512, Capacity: 16000, TargetP: 0.001})
+	words, err := w.Stages().Grow(Stage{M: 8192 << 4, K: 7, BlockBits: 512, Capacity: 16000, TargetFPR: 0.001})
 	require.NoError(t, err)
 	for _, x := range words {
 		require.Zero(t, x)
@@ -86,12 +86,12 @@ func TestGrowIsDurableAndCrashSafe(t *testing.T) {
 	// Grow refuses other variants and read-only files.
 	sf, err := Create(filepath.Join(t.TempDir(), "std.bloom"), testHeader())
 	require.NoError(t, err)
-	_, err = sf.Grow(Stage{M: 512, K: 1})
+	_, err = sf.Stages().Grow(Stage{M: 512, K: 1})
 	require.ErrorIs(t, err, ErrVariant)
 	require.NoError(t, sf.Close(0))
 	ro, err := OpenReadOnly(path, Scalable)
 	require.NoError(t, err)
-	_, err = ro.Grow(Stage{M: 512, K: 1, BlockBits: 512, TargetP: 0.1})
+	_, err = ro.Stages().Grow(Stage{M: 512, K: 1, BlockBits: 512, TargetFPR: 0.1})
 	require.ErrorIs(t, err, ErrReadOnly)
 	require.NoError(t, ro.Close(0))
 }

@@ -96,12 +96,12 @@ func noExtentChild(t *testing.T, child func(t *testing.T, dir string)) {
 func TestGrowKeepsConcurrentWritesWithoutFallocate(t *testing.T) {
 	onExt4WithoutExtents(t, func(t *testing.T, dir string) {
 		const m0 = 128 << 20 // 16 MiB of bits, a power of two
-		h := mmapstore.Header{Variant: mmapstore.Scalable, CellBits: 1, Capacity: 1000, TargetP: 0.01,
-			Growth: 2, Tightness: 0.85, M: m0, PayloadLen: mmapstore.CellBytes(m0, 1),
-			Stages: []mmapstore.Stage{{M: m0, K: 7, BlockBits: 512, Capacity: 1000, TargetP: 0.0015}}}
+		h := mmapstore.Header{Variant: mmapstore.Scalable, CellBits: 1, Capacity: 1000, TargetFPR: 0.01,
+			Growth: 2, Tightening: 0.85, M: m0, PayloadLen: mmapstore.CellBytes(m0, 1),
+			Stages: []mmapstore.Stage{{M: m0, K: 7, BlockBits: 512, Capacity: 1000, TargetFPR: 0.0015}}}
 		f, err := mmapstore.Create(filepath.Join(dir, "s.bloom"), h)
 		require.NoError(t, err)
-		words := f.StageWords(0)
+		words := f.Stages().Words(0)
 		// Bit j of the stage is set as the writes-th of the permutation
 		// j = i * odd mod m0; writer w takes the i with i%2 == w.
 		const odd, writers = 0x9e3779b97f4a7c15, 2
@@ -126,7 +126,7 @@ func TestGrowKeepsConcurrentWritesWithoutFallocate(t *testing.T) {
 			for before := set(); set() < before+20_000; {
 				time.Sleep(time.Millisecond)
 			}
-			_, err := f.Grow(mmapstore.Stage{M: 1 << 20, K: 7, BlockBits: 512, Capacity: 1000 << i, TargetP: 0.001})
+			_, err := f.Stages().Grow(mmapstore.Stage{M: 1 << 20, K: 7, BlockBits: 512, Capacity: 1000 << i, TargetFPR: 0.001})
 			require.NoError(t, err)
 		}
 		stop.Store(true)

@@ -50,11 +50,11 @@ func hashWords(parts [][]uint64, buf []byte) uint64 {
 // The payload bytes are those a mapped file of the same filter holds; the
 // header slots differ from a file's only in generation and flags. The words
 // must not change while WriteStream runs; if they do, the result is
-// ErrModified. h.Hash is the filter's hashing scheme (0 is written as 1).
+// ErrModified. h.Scheme is the filter's hashing scheme (0 is written as 1).
 func WriteStream(w io.Writer, h Header, parts ...[]uint64) (int64, error) {
 	h.Version = CurrentVersion
-	if h.Hash == 0 {
-		h.Hash = uint16(hashing.Scheme1)
+	if h.Scheme == 0 {
+		h.Scheme = hashing.Scheme1
 	}
 	h.Generation = 1
 	h.PayloadLen = 0

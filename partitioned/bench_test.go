@@ -109,8 +109,8 @@ func randomStandard(n uint64) (*standard.Filter, error) {
 	}
 	words := make([]uint64, m/64)
 	fillRandom(words)
-	h := mmapstore.Header{Variant: mmapstore.Standard, Hash: 1, M: m, K: k, CellBits: 1, Capacity: n,
-		TargetP: 0.01, PayloadLen: m / 8}
+	h := mmapstore.Header{Variant: mmapstore.Standard, Scheme: 1, M: m, K: k, CellBits: 1, Capacity: n,
+		TargetFPR: 0.01, PayloadLen: m / 8}
 	r, w := io.Pipe()
 	go func() {
 		_, err := mmapstore.WriteStream(w, h, words)

@@ -385,14 +385,14 @@ func (f *Filter) Intersect(other *Filter) error {
 func (f *Filter) header() mmapstore.Header {
 	return mmapstore.Header{
 		Variant:    mmapstore.Partitioned,
-		Hash:       uint16(f.geom.scheme),
+		Scheme:     f.geom.scheme,
 		Seed:       f.geom.seed,
 		M:          f.geom.m,
 		K:          f.geom.k,
 		BlockBits:  uint32(f.geom.blockBits()),
 		CellBits:   1,
 		Capacity:   f.geom.capacity,
-		TargetP:    f.geom.p,
+		TargetFPR:  f.geom.p,
 		Count:      f.added.Load(),
 		PayloadLen: mmapstore.CellBytes(f.geom.m, 1),
 	}
@@ -445,6 +445,6 @@ func checkWords(words []uint64, g geometry) {
 }
 
 func geometryOf(h mmapstore.Header) geometry {
-	return geometry{m: h.M, k: h.K, seed: h.Seed, scheme: hashing.Scheme(h.Hash), capacity: h.Capacity, p: h.TargetP,
+	return geometry{m: h.M, k: h.K, seed: h.Seed, scheme: h.Scheme, capacity: h.Capacity, p: h.TargetFPR,
 		split: h.BlockBits == SplitBlockBits}
 }

@@ -82,7 +82,7 @@ func BenchmarkFilter(b *testing.B) {
 					}
 					b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "keys/s")
 					if kind == "growing" {
-						b.ReportMetric(float64(f.Stages()), "stages")
+						b.ReportMetric(float64(f.NumStages()), "stages")
 					}
 				})
 			}
@@ -105,7 +105,7 @@ func grownFilter(b *testing.B, c redis.UniversalClient) *Filter {
 	ctx := context.Background()
 	name := "bench:grown"
 	_ = Delete(ctx, c, name)
-	f, err := Create(ctx, c, name, 1000, 1e-4, WithGrowth())
+	f, err := Create(ctx, c, name, 1000, 1e-4, WithGrowth(2))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func BenchmarkRatioToPing(b *testing.B) {
 			if kind == "fixed" {
 				f = benchFilter(b, c)
 			} else {
-				f = benchFilter(b, c, WithGrowth())
+				f = benchFilter(b, c, WithGrowth(2))
 			}
 			ks := keys(0, 20_000)
 			if _, err := f.AddMany(ctx, ks); err != nil {

@@ -72,14 +72,14 @@ func TestCluster(t *testing.T) {
 	for i, ok := range found {
 		require.True(t, ok, "key %d", i)
 	}
-	count, err := f.Count(ctx)
+	count, err := f.Added(ctx)
 	require.NoError(t, err)
 	require.EqualValues(t, added, count)
 
 	testRoundTrip(t, ctx, c, name+":pushed")
 	require.NoError(t, Delete(ctx, c, name))
 
-	g, err := Create(ctx, c, name+":spread", 1000, 0.01, WithGrowth())
+	g, err := Create(ctx, c, name+":spread", 1000, 0.01, WithGrowth(2))
 	require.NoError(t, err)
 	nodes := map[string]bool{}
 	for _, k := range g.st.Load().stages[0].seg {

@@ -26,10 +26,12 @@
 //
 // A filter made WithGrowth grows as RedisBloom's default filter does: when
 // its newest stage is full, the next client to add a key adds a stage of
-// twice the capacity at 0.85 times the rate (exactly one of many racing
-// clients succeeds; the others follow without a restart), so the compound
-// rate stays below p however many keys come. Stages are sized by
-// scalable.StageParams, as the scalable package sizes its own, and each
+// s times the capacity (WithGrowth(s); RedisBloom's EXPANSION, 2 by
+// default there) at r times the rate (WithTightening(r), default 0.85);
+// exactly one of many racing clients succeeds and the others follow without
+// a restart, so the compound rate stays below p however many keys come.
+// Stages are sized by scalable.StageParams, as the scalable package sizes
+// its own, and each
 // stage's geometry is recorded in the header, so an existing filter is read
 // as it was made. Its stages are cut into 16 shards whose hash tags are the
 // same in every stage, so Add (test the older stages, add to the newest)

@@ -18,7 +18,7 @@ func Example() {
 	c := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
 	defer c.Close()
 
-	f, err := redisstore.Open(ctx, c, "seen-urls", 10_000_000, 0.001)
+	f, err := redisstore.AttachOrCreate(ctx, c, "seen-urls", 10_000_000, 0.001)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func ExampleWithGrowth() {
 	c := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
 	defer c.Close()
 
-	seen, err := redisstore.Open(ctx, c, "crawl:seen", 100_000, 0.01, redisstore.WithGrowth())
+	seen, err := redisstore.AttachOrCreate(ctx, c, "crawl:seen", 100_000, 0.01, redisstore.WithGrowth(2))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -75,6 +75,6 @@ func ExampleWithGrowth() {
 		log.Fatal(err) // ErrLimit past the limits, ErrRedis when Redis fails
 	}
 	if isNew {
-		fmt.Println("crawl it; stages so far:", seen.Stages())
+		fmt.Println("crawl it; stages so far:", seen.NumStages())
 	}
 }

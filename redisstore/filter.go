@@ -125,7 +125,8 @@ type Option func(*config)
 type config struct {
 	seed      uint64
 	segBytes  uint64
-	growing   bool
+	growth    float64 // 0: a fixed filter
+	tight     float64 // 0: DefaultTightening
 	maxStages int
 	maxBytes  uint64
 }
@@ -138,13 +139,20 @@ func WithSeed(seed uint64) Option { return func(c *config) { c.seed = seed } }
 // multiple of 64 up to MaxSegmentBytes (default DefaultSegmentBytes).
 func WithSegmentBytes(n uint64) Option { return func(c *config) { c.segBytes = n } }
 
-// WithGrowth makes a growing filter, as the scalable package does: n is the
-// capacity of the first stage, and when the newest stage is full the next
-// client to add a key adds a stage of twice the capacity
-// (DefaultGrowth) at 0.85 times the rate (DefaultTightening), so the
-// compound rate stays below p however many keys arrive, up to the limits
-// (WithMaxStages, WithMaxBytes). Stage i is sized for p·(1-0.85)·0.85^i.
-func WithGrowth() Option { return func(c *config) { c.growing = true } }
+// WithGrowth makes a growing filter, as the scalable package does, with s
+// the capacity ratio between consecutive stages (1 to 1e6; scalable's
+// default is DefaultGrowth, 2): n is the capacity of the first stage, and
+// when the newest stage is full the next client to add a key adds a stage
+// of s times the capacity at r times the rate (WithTightening, default
+// DefaultTightening, 0.85), so the compound rate stays below p however many
+// keys arrive, up to the limits (WithMaxStages, WithMaxBytes). Stage i is
+// sized for p·(1-r)·r^i. Without WithGrowth a filter has a fixed size.
+func WithGrowth(s float64) Option { return func(c *config) { c.growth = s } }
+
+// WithTightening sets r, the error ratio between consecutive stages of a
+// growing filter (WithGrowth): in (0,1), default DefaultTightening (0.85),
+// as scalable.WithTightening.
+func WithTightening(r float64) Option { return func(c *config) { c.tight = r } }
 
 // WithMaxStages caps the stages of a growing filter: 1 to DefaultMaxStages
 // (the default). It is stored in the header, so every client keeps it.
@@ -161,6 +169,17 @@ func configure(opts []Option) (config, error) {
 	}
 	if c.maxStages < 1 || c.maxStages > DefaultMaxStages {
 		return c, fmt.Errorf("%w: max stages %d, want 1..%d", ErrInvalid, c.maxStages, DefaultMaxStages)
+	}
+	if c.growth != 0 || c.tight != 0 {
+		if c.tight == 0 {
+			c.tight = DefaultTightening
+		}
+		if !(c.growth >= 1 && c.growth <= 1e6) {
+			return c, fmt.Errorf("%w: growth s = %v, want 1..1e6 (WithTightening needs WithGrowth)", ErrInvalid, c.growth)
+		}
+		if !(c.tight > 0 && c.tight < 1) {
+			return c, fmt.Errorf("%w: tightening r = %v, want 0 < r < 1", ErrInvalid, c.tight)
+		}
 	}
 	return c, checkSegBytes(c.segBytes)
 }
@@ -179,9 +198,9 @@ func Create(ctx context.Context, c redis.UniversalClient, name string, n uint64,
 	return create(ctx, c, name, h)
 }
 
-// CreateGeometry is Create for experts: a fixed filter of m bits (rounded
+// CreateWithSize is Create for experts: a fixed filter of m bits (rounded
 // up to whole 512-bit blocks) and k probes per key.
-func CreateGeometry(ctx context.Context, c redis.UniversalClient, name string, m uint64, k uint32, opts ...Option) (*Filter, error) {
+func CreateWithSize(ctx context.Context, c redis.UniversalClient, name string, m uint64, k uint32, opts ...Option) (*Filter, error) {
 	h, err := newHeader(name, opts, func(cfg config) (header, error) { return explicitGeometry(m, k, cfg) })
 	if err != nil {
 		return nil, err
@@ -189,13 +208,13 @@ func CreateGeometry(ctx context.Context, c redis.UniversalClient, name string, m
 	return create(ctx, c, name, h)
 }
 
-// Open attaches to the filter named name if there is one, and creates it
-// (as Create) otherwise. An existing filter must be what n, p and opts
+// AttachOrCreate attaches to the filter named name if there is one, and
+// creates it (as Create) otherwise. An existing filter must be what n, p and opts
 // describe (geometry, or first capacity and rate of a growing filter, seed,
 // segment size): else ErrMismatch. Its hashing scheme is kept, whichever it
-// is. Many processes may Open the same name at once; one of them creates
-// it.
-func Open(ctx context.Context, c redis.UniversalClient, name string, n uint64, p float64, opts ...Option) (*Filter, error) {
+// is. Many processes may AttachOrCreate the same name at once; one of them
+// creates it.
+func AttachOrCreate(ctx context.Context, c redis.UniversalClient, name string, n uint64, p float64, opts ...Option) (*Filter, error) {
 	want, err := newHeader(name, opts, func(cfg config) (header, error) { return geometry(n, p, cfg) })
 	if err != nil {
 		return nil, err
@@ -388,10 +407,10 @@ func (f *Filter) Refresh(ctx context.Context) error {
 	return nil
 }
 
-// Count returns the number of Adds that reported a new key, over every
+// Added returns the number of Adds that reported a new key, over every
 // client and every stage, plus the count of the file the filter was pushed
 // from. It reads every counter (pipelined).
-func (f *Filter) Count(ctx context.Context) (uint64, error) {
+func (f *Filter) Added(ctx context.Context) (uint64, error) {
 	st := f.st.Load()
 	pipe := f.c.Pipeline()
 	var cmds []*redis.StringCmd
@@ -437,7 +456,7 @@ func (f *Filter) Seed() uint64 { return f.st.Load().h.seed }
 // Scheme returns the hashing scheme keys are hashed with, as recorded in
 // the header: 1 (seeded XXH3-128: filters made before scheme 2, and files
 // pushed from them) or 2 (seeded XXH3-64 and a mixer: new filters).
-func (f *Filter) Scheme() uint16 { return uint16(f.st.Load().h.scheme) }
+func (f *Filter) Scheme() bloomkit.Scheme { return f.st.Load().h.scheme }
 
 // Capacity returns the number of items the filter was sized for: for a
 // growing filter, the sum over its stages so far.
@@ -453,12 +472,17 @@ func (f *Filter) Capacity() uint64 {
 // growing filter, the bound of the compound rate).
 func (f *Filter) TargetFPR() float64 { return f.st.Load().h.targetP }
 
-// Growing reports whether the filter grows (WithGrowth).
-func (f *Filter) Growing() bool { return f.st.Load().h.growing() }
+// Growth returns the capacity ratio between stages of a growing filter
+// (WithGrowth), 0 for a fixed one.
+func (f *Filter) Growth() float64 { return f.st.Load().h.growth }
 
-// Stages returns the number of stages as this handle last read them (1 for
-// a fixed filter).
-func (f *Filter) Stages() int { return len(f.st.Load().h.stages) }
+// Tightening returns the error ratio between stages of a growing filter
+// (WithTightening), 0 for a fixed one.
+func (f *Filter) Tightening() float64 { return f.st.Load().h.tight }
+
+// NumStages returns the number of stages as this handle last read them (1
+// for a fixed filter).
+func (f *Filter) NumStages() int { return len(f.st.Load().h.stages) }
 
 // Segments returns how many Redis keys hold the filter's bits.
 func (f *Filter) Segments() int { return int(f.st.Load().h.segments()) }

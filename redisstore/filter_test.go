@@ -61,7 +61,7 @@ func TestAddContains(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, again, "re-adding is not new")
 
-	count, err := f.Count(ctx)
+	count, err := f.Added(ctx)
 	require.NoError(t, err)
 	require.EqualValues(t, news, count)
 
@@ -132,7 +132,7 @@ func TestManyMatchesSingle(t *testing.T) {
 	again, err := f.AddMany(ctx, ks[:100])
 	require.NoError(t, err)
 	require.Zero(t, again)
-	count, err := f.Count(ctx)
+	count, err := f.Added(ctx)
 	require.NoError(t, err)
 	require.EqualValues(t, added, count)
 
@@ -154,7 +154,7 @@ func TestManyMatchesSingle(t *testing.T) {
 func TestConcurrentAdds(t *testing.T) {
 	ctx, c := testCtx(t), client(t)
 	// A small filter: many keys share blocks, so lost updates would show.
-	f, err := CreateGeometry(ctx, c, filterName(t), 64*512, 6)
+	f, err := CreateWithSize(ctx, c, filterName(t), 64*512, 6)
 	require.NoError(t, err)
 	const workers, per = 8, 300
 	var news [workers]int
@@ -185,7 +185,7 @@ func TestConcurrentAdds(t *testing.T) {
 	for _, n := range news {
 		total += n
 	}
-	count, err := f.Count(ctx)
+	count, err := f.Added(ctx)
 	require.NoError(t, err)
 	require.EqualValues(t, total, count)
 	found := make([]bool, workers*per)
@@ -203,7 +203,7 @@ func TestOpenCreatesOnceAndChecksGeometry(t *testing.T) {
 	errs := make([]error, 6)
 	for i := range fs {
 		wg.Add(1)
-		go func() { defer wg.Done(); fs[i], errs[i] = Open(ctx, c, name, 1000, 0.01, WithSeed(3)) }()
+		go func() { defer wg.Done(); fs[i], errs[i] = AttachOrCreate(ctx, c, name, 1000, 0.01, WithSeed(3)) }()
 	}
 	wg.Wait()
 	for i := range fs {
@@ -219,11 +219,11 @@ func TestOpenCreatesOnceAndChecksGeometry(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, ok)
 	}
-	_, err = Open(ctx, c, name, 1000, 0.001, WithSeed(3))
+	_, err = AttachOrCreate(ctx, c, name, 1000, 0.001, WithSeed(3))
 	require.ErrorIs(t, err, ErrMismatch)
-	_, err = Open(ctx, c, name, 1000, 0.01, WithSeed(4))
+	_, err = AttachOrCreate(ctx, c, name, 1000, 0.01, WithSeed(4))
 	require.ErrorIs(t, err, ErrMismatch)
-	_, err = Open(ctx, c, name, 1000, 0.01, WithSeed(3), WithSegmentBytes(128))
+	_, err = AttachOrCreate(ctx, c, name, 1000, 0.01, WithSeed(3), WithSegmentBytes(128))
 	require.ErrorIs(t, err, ErrMismatch)
 	_, err = Create(ctx, c, name, 1000, 0.01)
 	require.ErrorIs(t, err, ErrExists)
@@ -313,7 +313,7 @@ func TestBadInput(t *testing.T) {
 	}{{0, 0.01}, {100, 0}, {100, 1}, {100, math.NaN()}, {100, -1}} {
 		_, err := Create(ctx, c, "x", np.n, np.p)
 		require.ErrorIs(t, err, ErrInvalid, "n = %d, p = %v", np.n, np.p)
-		_, err = Open(ctx, c, "x", np.n, np.p)
+		_, err = AttachOrCreate(ctx, c, "x", np.n, np.p)
 		require.ErrorIs(t, err, ErrInvalid)
 	}
 	_, err := Create(ctx, c, "x", 1<<62, 1e-9)
@@ -324,9 +324,9 @@ func TestBadInput(t *testing.T) {
 	}
 	_, err = Create(ctx, c, "x", 1e9, 0.01, WithSegmentBytes(64))
 	require.ErrorIs(t, err, ErrTooLarge, "more than MaxSegments segments")
-	_, err = CreateGeometry(ctx, c, "x", 0, 3)
+	_, err = CreateWithSize(ctx, c, "x", 0, 3)
 	require.ErrorIs(t, err, ErrInvalid)
-	_, err = CreateGeometry(ctx, c, "x", 512, 0)
+	_, err = CreateWithSize(ctx, c, "x", 512, 0)
 	require.ErrorIs(t, err, ErrInvalid)
 }
 

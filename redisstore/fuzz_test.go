@@ -27,7 +27,7 @@ func FuzzDecodeHeader(f *testing.F) {
 			return
 		}
 		fh := h.fileHeader()
-		fh.Hash = uint16(bloomkit.Scheme1) // Validate checks the geometry; decodeHeader the scheme
+		fh.Scheme = bloomkit.Scheme1 // Validate checks the geometry; decodeHeader the scheme
 		if err := fh.Validate(); err != nil {
 			t.Fatalf("accepted a header whose file header is invalid: %v", err)
 		}

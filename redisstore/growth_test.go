@@ -11,6 +11,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/bloomkit/bloomkit/scalable"
 )
 
 var soak = flag.Bool("redis.soak", false, "run the growth tests with 10^7 keys")
@@ -61,10 +63,10 @@ func testGrowth(t *testing.T, newClient func() redis.UniversalClient, name strin
 	c0 := newClient()
 	defer c0.Close()
 	_ = Delete(ctx, c0, name)
-	f, err := Create(ctx, c0, name, n0, p, WithGrowth())
+	f, err := Create(ctx, c0, name, n0, p, WithGrowth(2))
 	require.NoError(t, err)
-	require.True(t, f.Growing())
-	require.Equal(t, 1, f.Stages())
+	require.Equal(t, 2.0, f.Growth())
+	require.Equal(t, 1, f.NumStages())
 
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -76,7 +78,7 @@ func testGrowth(t *testing.T, newClient func() redis.UniversalClient, name strin
 			defer wg.Done()
 			c := newClient()
 			defer c.Close()
-			g, err := Open(ctx, c, name, n0, p, WithGrowth())
+			g, err := AttachOrCreate(ctx, c, name, n0, p, WithGrowth(2))
 			if err != nil {
 				errs[w] = err
 				return
@@ -123,7 +125,7 @@ func testGrowth(t *testing.T, newClient func() redis.UniversalClient, name strin
 	for _, a := range news {
 		added += uint64(a)
 	}
-	count, err := f.Count(ctx)
+	count, err := f.Added(ctx)
 	require.NoError(t, err)
 	require.Equal(t, added, count, "Count is the number of Adds that reported new")
 	require.LessOrEqual(t, count, total)
@@ -147,7 +149,7 @@ func testGrowth(t *testing.T, newClient func() redis.UniversalClient, name strin
 	rate := float64(fp) / float64(total)
 	t.Logf("looking up took %v", time.Since(start))
 	t.Logf("%d keys by %d clients: %d stages, %d bits (%.2f bits/key), count %d, %d false positives of %d (rate %.5f, target %v)",
-		total, clients, f.Stages(), f.Bits(), float64(f.Bits())/float64(total), count, fp, total, rate, p)
+		total, clients, f.NumStages(), f.Bits(), float64(f.Bits())/float64(total), count, fp, total, rate, p)
 	require.LessOrEqual(t, rate, p)
 
 	// One stage per growth: the stages are exactly those the rules give,
@@ -190,7 +192,7 @@ func TestGrowth(t *testing.T) {
 func TestGrowthLimits(t *testing.T) {
 	ctx, c := testCtx(t), client(t)
 	name := filterName(t)
-	f, err := Create(ctx, c, name, 100, 0.01, WithGrowth(), WithMaxStages(2))
+	f, err := Create(ctx, c, name, 100, 0.01, WithGrowth(2), WithMaxStages(2))
 	require.NoError(t, err)
 	var limitErr error
 	added := 0
@@ -201,7 +203,7 @@ func TestGrowthLimits(t *testing.T) {
 		}
 	}
 	require.ErrorIs(t, limitErr, ErrLimit)
-	require.Equal(t, 2, f.Stages())
+	require.Equal(t, 2, f.NumStages())
 	require.GreaterOrEqual(t, added, 150, "two stages of 100 and 200 keys")
 	_, err = f.AddMany(ctx, keys(1000, 2000))
 	require.ErrorIs(t, err, ErrLimit)
@@ -211,17 +213,17 @@ func TestGrowthLimits(t *testing.T) {
 		require.True(t, ok, "key %d", i)
 	}
 
-	g, err := Create(ctx, c, name+":bytes", 1000, 0.01, WithGrowth(), WithMaxBytes(8000))
+	g, err := Create(ctx, c, name+":bytes", 1000, 0.01, WithGrowth(2), WithMaxBytes(8000))
 	require.NoError(t, err)
 	_, err = g.AddMany(ctx, keys(0, 5000))
 	require.ErrorIs(t, err, ErrLimit)
 	require.LessOrEqual(t, g.Bits()/8, uint64(8000))
 
-	_, err = Create(ctx, c, name+":small", 1000, 0.01, WithGrowth(), WithMaxBytes(10))
+	_, err = Create(ctx, c, name+":small", 1000, 0.01, WithGrowth(2), WithMaxBytes(10))
 	require.ErrorIs(t, err, ErrTooLarge)
-	_, err = Create(ctx, c, name+":bad", 1000, 0.01, WithGrowth(), WithMaxStages(0))
+	_, err = Create(ctx, c, name+":bad", 1000, 0.01, WithGrowth(2), WithMaxStages(0))
 	require.ErrorIs(t, err, ErrInvalid)
-	_, err = Open(ctx, c, name, 100, 0.01)
+	_, err = AttachOrCreate(ctx, c, name, 100, 0.01)
 	require.ErrorIs(t, err, ErrMismatch, "a fixed filter is not the growing one")
 }
 
@@ -231,15 +233,15 @@ func TestGrowthLimits(t *testing.T) {
 // filter grow).
 func TestGrowthOldKeysNotNew(t *testing.T) {
 	ctx, c := testCtx(t), client(t)
-	f, err := Create(ctx, c, filterName(t), 1000, 0.01, WithGrowth())
+	f, err := Create(ctx, c, filterName(t), 1000, 0.01, WithGrowth(2))
 	require.NoError(t, err)
 	old := keys(0, 500) // no shard reaches its 62 keys
 	_, err = f.AddMany(ctx, old)
 	require.NoError(t, err)
-	require.Equal(t, 1, f.Stages())
+	require.Equal(t, 1, f.NumStages())
 	_, err = f.AddMany(ctx, keys(1000, 2000))
 	require.NoError(t, err)
-	require.Equal(t, 2, f.Stages(), "1500 keys need a second stage")
+	require.Equal(t, 2, f.NumStages(), "1500 keys need a second stage")
 	before := stageCounts(t, ctx, f)
 	for _, k := range old[:200] {
 		isNew, err := f.Add(ctx, k)
@@ -259,22 +261,22 @@ func TestGrowthOldKeysNotNew(t *testing.T) {
 func TestStaleHandleFindsNewStages(t *testing.T) {
 	ctx, c := testCtx(t), client(t)
 	name := filterName(t)
-	stale, err := Create(ctx, c, name, 1000, 0.01, WithGrowth())
+	stale, err := Create(ctx, c, name, 1000, 0.01, WithGrowth(2))
 	require.NoError(t, err)
-	other, err := Open(ctx, c, name, 1000, 0.01, WithGrowth())
+	other, err := AttachOrCreate(ctx, c, name, 1000, 0.01, WithGrowth(2))
 	require.NoError(t, err)
 	ks := keys(0, 5000)
 	_, err = other.AddMany(ctx, ks)
 	require.NoError(t, err)
-	require.Greater(t, other.Stages(), 2)
-	require.Equal(t, 1, stale.Stages(), "the stale handle has not looked yet")
+	require.Greater(t, other.NumStages(), 2)
+	require.Equal(t, 1, stale.NumStages(), "the stale handle has not looked yet")
 	for i, k := range ks[:300] { // one per call: the pipelined path
 		ok, err := stale.Contains(ctx, k)
 		require.NoError(t, err)
 		require.True(t, ok, "key %d, added to a stage the handle had not seen", i)
 	}
-	require.Equal(t, other.Stages(), stale.Stages())
-	fresh, err := Open(ctx, c, name, 1000, 0.01, WithGrowth())
+	require.Equal(t, other.NumStages(), stale.NumStages())
+	fresh, err := AttachOrCreate(ctx, c, name, 1000, 0.01, WithGrowth(2))
 	require.NoError(t, err)
 	found := make([]bool, len(ks))
 	require.NoError(t, fresh.ContainsMany(ctx, ks, found))
@@ -290,4 +292,46 @@ func TestStaleHandleFindsNewStages(t *testing.T) {
 		}
 	}
 	require.Less(t, falsePos, 30, "1000 absent keys at p = 0.01") // mean 10 at most; 30 is > 6 sd out
+}
+
+// TestGrowthOptions: WithGrowth(s) and WithTightening(r) mean what they
+// mean in scalable: stage i holds n0·s^i keys at p·(1-r)·r^i (the stages
+// scalable.StageParams gives), both are kept in Redis for every client, a
+// filter of other ratios is ErrMismatch, and bad values are ErrInvalid.
+func TestGrowthOptions(t *testing.T) {
+	ctx, c := testCtx(t), client(t)
+	name := filterName(t)
+	f, err := Create(ctx, c, name, 1000, 0.01, WithGrowth(4), WithTightening(0.5))
+	require.NoError(t, err)
+	require.Equal(t, 4.0, f.Growth())
+	require.Equal(t, 0.5, f.Tightening())
+	_, err = f.AddMany(ctx, keys(0, 3000))
+	require.NoError(t, err)
+	require.Equal(t, 2, f.NumStages())
+	hs := f.st.Load().h.stages
+	for i, s := range hs {
+		want, err := scalable.StageParams(1000, 0.01, 4, 0.5, i)
+		require.NoError(t, err)
+		require.Equal(t, want.Capacity, s.capacity, "stage %d", i)
+		require.Equal(t, want.TargetFPR, s.targetP, "stage %d", i)
+	}
+
+	g, err := Attach(ctx, c, name)
+	require.NoError(t, err)
+	require.Equal(t, 4.0, g.Growth())
+	require.Equal(t, 0.5, g.Tightening())
+	_, err = AttachOrCreate(ctx, c, name, 1000, 0.01, WithGrowth(4), WithTightening(0.5))
+	require.NoError(t, err)
+	_, err = AttachOrCreate(ctx, c, name, 1000, 0.01, WithGrowth(2))
+	require.ErrorIs(t, err, ErrMismatch)
+
+	fixed, err := Create(ctx, c, name+":fixed", 1000, 0.01)
+	require.NoError(t, err)
+	require.Zero(t, fixed.Growth())
+	require.Zero(t, fixed.Tightening())
+	for _, opts := range [][]Option{{WithGrowth(0.5)}, {WithGrowth(2e6)}, {WithGrowth(2), WithTightening(1)},
+		{WithTightening(0.5)}} {
+		_, err = Create(ctx, c, name+":bad", 1000, 0.01, opts...)
+		require.ErrorIs(t, err, ErrInvalid)
+	}
 }

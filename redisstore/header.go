@@ -127,14 +127,14 @@ func (h *header) fileHeader() mmapstore.Header {
 	return mmapstore.Header{
 		Version:    mmapstore.CurrentVersion,
 		Variant:    mmapstore.Partitioned,
-		Hash:       uint16(h.scheme),
+		Scheme:     h.scheme,
 		Seed:       h.seed,
 		M:          s.m,
 		K:          s.k,
 		BlockBits:  partitioned.BlockBits,
 		CellBits:   1,
 		Capacity:   s.capacity,
-		TargetP:    s.targetP,
+		TargetFPR:  s.targetP,
 		PayloadLen: s.m / 8,
 	}
 }
@@ -405,9 +405,9 @@ func (h *header) decodeStages(r *fieldReader) error {
 		fh := mmapstore.Header{
 			Version: mmapstore.CurrentVersion, Variant: mmapstore.Partitioned,
 			// The scheme is checked above; Validate checks the geometry.
-			Hash: uint16(bloomkit.Scheme1),
-			Seed: h.seed, M: st.m, K: st.k, BlockBits: partitioned.BlockBits, CellBits: 1,
-			Capacity: st.capacity, TargetP: st.targetP, PayloadLen: st.m / 8,
+			Scheme: bloomkit.Scheme1,
+			Seed:   h.seed, M: st.m, K: st.k, BlockBits: partitioned.BlockBits, CellBits: 1,
+			Capacity: st.capacity, TargetFPR: st.targetP, PayloadLen: st.m / 8,
 		}
 		if err := fh.Validate(); err != nil {
 			return fmt.Errorf("%w: %s: stage %d: %w", ErrHeader, r.key, i, err)

@@ -165,7 +165,7 @@ func stageGeometry(n0 uint64, p, growth, tight float64, shards uint64, i int) (s
 // geometry returns the header of a new filter for n items at rate p.
 func geometry(n uint64, p float64, c config) (header, error) {
 	h := header{layout: LayoutVersion, scheme: bloomkit.DefaultScheme, seed: c.seed, targetP: p, segBytes: c.segBytes}
-	if !c.growing {
+	if c.growth == 0 {
 		m, k, err := partitioned.Params(n, p)
 		if err != nil {
 			return header{}, err
@@ -173,7 +173,7 @@ func geometry(n uint64, p float64, c config) (header, error) {
 		h.stages = []stage{{m: m, k: k, capacity: n, targetP: p}}
 		return h, nil
 	}
-	h.shards, h.growth, h.tight, h.maxStages, h.maxBytes = Shards, DefaultGrowth, DefaultTightening, c.maxStages, c.maxBytes
+	h.shards, h.growth, h.tight, h.maxStages, h.maxBytes = Shards, c.growth, c.tight, c.maxStages, c.maxBytes
 	s0, err := stageGeometry(n, p, h.growth, h.tight, h.shards, 0)
 	if err != nil {
 		return header{}, err
@@ -192,8 +192,8 @@ func explicitGeometry(m uint64, k uint32, c config) (header, error) {
 	if m == 0 || k == 0 || k > mmapstore.MaxK {
 		return header{}, fmt.Errorf("%w: m = %d, k = %d", ErrInvalid, m, k)
 	}
-	if c.growing {
-		return header{}, fmt.Errorf("%w: CreateGeometry makes fixed filters; use Create with WithGrowth", ErrInvalid)
+	if c.growth != 0 {
+		return header{}, fmt.Errorf("%w: CreateWithSize makes fixed filters; use Create with WithGrowth", ErrInvalid)
 	}
 	if m > mmapstore.MaxCells-partitioned.BlockBits {
 		return header{}, fmt.Errorf("%w: m = %d bits", ErrTooLarge, m)
@@ -217,6 +217,9 @@ func sameFilter(name string, want, got header) error {
 	} else if want.growing() {
 		if w.capacity != g.capacity || want.targetP != got.targetP {
 			diffs = append(diffs, fmt.Sprintf("first capacity %d at rate %v in redis, want %d at %v", g.capacity, got.targetP, w.capacity, want.targetP))
+		}
+		if want.growth != got.growth || want.tight != got.tight {
+			diffs = append(diffs, fmt.Sprintf("growth %v, tightening %v in redis, want %v, %v", got.growth, got.tight, want.growth, want.tight))
 		}
 	} else if w.m != g.m || w.k != g.k {
 		diffs = append(diffs, fmt.Sprintf("geometry m = %d, k = %d in redis, want m = %d, k = %d", g.m, g.k, w.m, w.k))

@@ -29,7 +29,7 @@ func TestReaderWithoutScripts(t *testing.T) {
 		kind string
 		n    uint64
 		opt  Option
-	}{{"fixed", 3000, WithSegmentBytes(1024)}, {"growing", 500, WithGrowth()}} {
+	}{{"fixed", 3000, WithSegmentBytes(1024)}, {"growing", 500, WithGrowth(2)}} {
 		name := filterName(t) + ":" + tc.kind
 		w, err := Create(ctx, admin, name, tc.n, 0.01, tc.opt)
 		require.NoError(t, err)
@@ -38,9 +38,9 @@ func TestReaderWithoutScripts(t *testing.T) {
 
 		r, err := Attach(ctx, reader, name)
 		require.NoError(t, err, "attach without scripts")
-		require.Equal(t, w.Stages(), r.Stages(), tc.kind)
+		require.Equal(t, w.NumStages(), r.NumStages(), tc.kind)
 		if tc.kind == "growing" {
-			require.Greater(t, r.Stages(), 2)
+			require.Greater(t, r.NumStages(), 2)
 		}
 		for _, k := range ks[:100] {
 			ok, err := r.Contains(ctx, k)
@@ -60,7 +60,7 @@ func TestReaderWithoutScripts(t *testing.T) {
 			}
 		}
 		require.LessOrEqual(t, fp, maxFP(len(absent), 0.01))
-		n, err := r.Count(ctx)
+		n, err := r.Added(ctx)
 		require.NoError(t, err)
 		require.EqualValues(t, added, n)
 		require.NoError(t, r.Refresh(ctx))
@@ -101,7 +101,7 @@ func TestScriptFlushStormDuringGrowth(t *testing.T) {
 			}
 		}
 	}()
-	f, err := Create(ctx, c, filterName(t), 50, 0.01, WithGrowth())
+	f, err := Create(ctx, c, filterName(t), 50, 0.01, WithGrowth(2))
 	require.NoError(t, err)
 	ks := keys(0, 6000)
 	for lo := 0; lo < len(ks); lo += 200 {
@@ -115,11 +115,11 @@ func TestScriptFlushStormDuringGrowth(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	require.Greater(t, flushes, 10)
-	require.GreaterOrEqual(t, f.Stages(), 5)
+	require.GreaterOrEqual(t, f.NumStages(), 5)
 	found := make([]bool, len(ks))
 	require.NoError(t, f.ContainsMany(ctx, ks, found))
 	for i, ok := range found {
 		require.True(t, ok, "key %d", i)
 	}
-	t.Logf("%d stages, %d flushes", f.Stages(), flushes)
+	t.Logf("%d stages, %d flushes", f.NumStages(), flushes)
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
@@ -67,9 +66,9 @@ func Push(ctx context.Context, c redis.UniversalClient, name, path string, opts 
 		return fmt.Errorf("%w: %s: payload %d bytes, header says %d", mmapstore.ErrCorrupt, path, len(payload), fh.PayloadLen)
 	}
 
-	scheme := bloomkit.Scheme(fh.Hash)
+	scheme := fh.Scheme
 	if !scheme.Valid() {
-		return fmt.Errorf("%w: %s: hash scheme %d", mmapstore.ErrHash, path, fh.Hash)
+		return fmt.Errorf("%w: %s: hash scheme %d", mmapstore.ErrScheme, path, fh.Scheme)
 	}
 	old, oldGen, err := pushedOver(ctx, c, name, cfg.replace)
 	if err != nil {
@@ -79,8 +78,8 @@ func Push(ctx context.Context, c redis.UniversalClient, name, path string, opts 
 	// file does.
 	h := header{
 		layout: LayoutVersion, scheme: scheme, seed: fh.Seed,
-		stages:  []stage{{m: fh.M, k: fh.K, capacity: fh.Capacity, targetP: fh.TargetP}},
-		targetP: fh.TargetP, segBytes: cfg.segBytes, generation: old.generation + 1, baseCount: fh.Count,
+		stages:  []stage{{m: fh.M, k: fh.K, capacity: fh.Capacity, targetP: fh.TargetFPR}},
+		targetP: fh.TargetFPR, segBytes: cfg.segBytes, generation: old.generation + 1, baseCount: fh.Count,
 	}
 	if err := checkSegments(&h); err != nil {
 		return err
@@ -146,9 +145,9 @@ func pull(ctx context.Context, f *Filter, st *state, path string) (missing strin
 			file.Close(0) // removes the temporary file
 		}
 	}()
-	if got := file.Header().Hash; got != uint16(h.scheme) {
+	if got := file.Header().Scheme; got != h.scheme {
 		// A file that says another scheme would answer wrongly.
-		return "", fmt.Errorf("%w: %q hashes with scheme %d, and this build writes files of scheme %d only", mmapstore.ErrHash, f.name, h.scheme, got)
+		return "", fmt.Errorf("%w: %q hashes with scheme %d, and this build writes files of scheme %d only", mmapstore.ErrScheme, f.name, h.scheme, got)
 	}
 	payload := file.Payload()
 	ss := &st.stages[0]
@@ -177,7 +176,7 @@ func pull(ctx context.Context, f *Filter, st *state, path string) (missing strin
 		}
 		lo = hi
 	}
-	count, err := f.Count(ctx)
+	count, err := f.Added(ctx)
 	if err != nil {
 		return "", err
 	}

@@ -32,11 +32,11 @@ func buildFileScheme(t testing.TB, dir string, n uint64, p float64, seed uint64,
 	require.NoError(t, err)
 	path := filepath.Join(dir, "filter.bloom")
 	f, err := mmapstore.CreateTemp(path, mmapstore.Header{
-		Variant: mmapstore.Partitioned, Hash: uint16(scheme), Seed: seed, M: m, K: k, BlockBits: partitioned.BlockBits, CellBits: 1,
-		Capacity: n, TargetP: p, PayloadLen: m / 8,
+		Variant: mmapstore.Partitioned, Scheme: scheme, Seed: seed, M: m, K: k, BlockBits: partitioned.BlockBits, CellBits: 1,
+		Capacity: n, TargetFPR: p, PayloadLen: m / 8,
 	})
 	require.NoError(t, err)
-	recorded := bloomkit.Scheme(f.Header().Hash)
+	recorded := bloomkit.Scheme(f.Header().Scheme)
 	words := f.Words()
 	count := uint64(0)
 	for _, key := range ks {
@@ -78,8 +78,8 @@ func testRoundTrip(t *testing.T, ctx context.Context, c redis.UniversalClient, n
 	require.Equal(t, srcHdr.M, f.Bits())
 	require.Equal(t, srcHdr.K, f.K())
 	require.EqualValues(t, seed, f.Seed())
-	require.Equal(t, srcHdr.Hash, f.Scheme(), "the filter hashes as the file does")
-	scheme := bloomkit.Scheme(srcHdr.Hash)
+	require.Equal(t, srcHdr.Scheme, f.Scheme(), "the filter hashes as the file does")
+	scheme := srcHdr.Scheme
 	require.Greater(t, f.Segments(), 3)
 	for _, k := range ks {
 		ok, err := f.Contains(ctx, k)
@@ -111,9 +111,9 @@ func testRoundTrip(t *testing.T, ctx context.Context, c redis.UniversalClient, n
 	require.Equal(t, srcHdr.M, gotHdr.M)
 	require.Equal(t, srcHdr.K, gotHdr.K)
 	require.Equal(t, srcHdr.Seed, gotHdr.Seed)
-	require.Equal(t, srcHdr.Hash, gotHdr.Hash, "the pulled file records the scheme")
+	require.Equal(t, srcHdr.Scheme, gotHdr.Scheme, "the pulled file records the scheme")
 	require.Equal(t, srcHdr.Capacity, gotHdr.Capacity)
-	require.Equal(t, srcHdr.TargetP, gotHdr.TargetP)
+	require.Equal(t, srcHdr.TargetFPR, gotHdr.TargetFPR)
 	require.Equal(t, srcHdr.Count, gotHdr.Count)
 
 	// Adds through Redis show in the next pull, and in its count.
@@ -196,7 +196,7 @@ func TestPushRefusesBadFiles(t *testing.T) {
 
 	// A standard filter is not a partitioned one.
 	std := filepath.Join(dir, "standard.bloom")
-	sf, err := mmapstore.Create(std, mmapstore.Header{Variant: mmapstore.Standard, M: 1024, K: 3, CellBits: 1, Capacity: 100, TargetP: 0.01, PayloadLen: 128})
+	sf, err := mmapstore.Create(std, mmapstore.Header{Variant: mmapstore.Standard, M: 1024, K: 3, CellBits: 1, Capacity: 100, TargetFPR: 0.01, PayloadLen: 128})
 	require.NoError(t, err)
 	require.NoError(t, sf.Close(0))
 	require.ErrorIs(t, Push(ctx, c, name, std), mmapstore.ErrVariant)
@@ -220,7 +220,7 @@ func mkdir(t testing.TB, parts ...string) string {
 // TestPullKeepsScheme: a filter made in Redis with the default scheme is
 // pulled into a file that records that scheme and answers its keys, or, if
 // this build's mmapstore cannot record the scheme, Pull refuses with
-// mmapstore.ErrHash: never a file that claims another scheme (it would
+// mmapstore.ErrScheme: never a file that claims another scheme (it would
 // answer "absent" for the keys added).
 func TestPullKeepsScheme(t *testing.T) {
 	ctx, c := testCtx(t), client(t)
@@ -234,13 +234,13 @@ func TestPullKeepsScheme(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "pulled.bloom")
 	err = Pull(ctx, c, name, out)
 	if err != nil {
-		require.ErrorIs(t, err, mmapstore.ErrHash)
+		require.ErrorIs(t, err, mmapstore.ErrScheme)
 		_, statErr := os.Stat(out)
 		require.ErrorIs(t, statErr, os.ErrNotExist)
 		return
 	}
 	h, _ := payloadOf(t, out)
-	require.EqualValues(t, bloomkit.DefaultScheme, h.Hash)
+	require.EqualValues(t, bloomkit.DefaultScheme, h.Scheme)
 	pf, err := mmapstore.OpenReadOnly(out, mmapstore.Partitioned)
 	require.NoError(t, err)
 	defer pf.Close(0)

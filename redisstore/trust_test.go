@@ -78,7 +78,7 @@ func TestContainsChecksSegmentLength(t *testing.T) {
 	require.ErrorIs(t, err, ErrMissing)
 
 	// A growing filter's single lookups are plain commands too: the same.
-	g, err := Create(ctx, c, name+":growing", 1000, 0.01, WithGrowth())
+	g, err := Create(ctx, c, name+":growing", 1000, 0.01, WithGrowth(2))
 	require.NoError(t, err)
 	for _, seg := range g.st.Load().stages[0].seg {
 		require.NoError(t, c.Append(ctx, seg, "x").Err())
@@ -99,7 +99,7 @@ func TestLayout1HeaderAttaches(t *testing.T) {
 	ks := keys(0, n)
 	path := buildFileScheme(t, dir, n, p, seed, ks, bloomkit.Scheme1)
 	fh, payload := payloadOf(t, path)
-	require.EqualValues(t, bloomkit.Scheme1, fh.Hash)
+	require.EqualValues(t, bloomkit.Scheme1, fh.Scheme)
 	const segBytes = 1024
 	const gen = 1
 	for i := 0; i*segBytes < len(payload); i++ {
@@ -130,6 +130,6 @@ func TestLayout1HeaderAttaches(t *testing.T) {
 	out := filepath.Join(dir, "pulled.bloom")
 	require.NoError(t, Pull(ctx, c, name, out))
 	gh, gp := payloadOf(t, out)
-	require.EqualValues(t, bloomkit.Scheme1, gh.Hash)
+	require.EqualValues(t, bloomkit.Scheme1, gh.Scheme)
 	require.Equal(t, payload, gp)
 }

@@ -38,7 +38,7 @@ func create(path string, n0 uint64, p float64, opts []Option, temp bool) (*Filte
 	if err != nil {
 		return nil, fmt.Errorf("scalable: %w", err)
 	}
-	f.stages.Store(&[]*stage{newStageOf(mf.StageWords(0), g)})
+	f.stages.Store(&[]*stage{newStageOf(mf.Stages().Words(0), g)})
 	f.store = filebacked.NewStore(mf, f.Added)
 	return f, nil
 }
@@ -93,7 +93,7 @@ func open(path string, readOnly bool, opts []Option) (*Filter, error) {
 		mf.Close(h.Count) // only if the file changed since ReadHeader
 		return nil, fmt.Errorf("scalable: %w", &fs.PathError{Op: "open", Path: path, Err: err})
 	}
-	f := fromHeader(h, c, mf.StageWords)
+	f := fromHeader(h, c, mf.Stages().Words)
 	f.readOnly = readOnly
 	if !clean {
 		st := f.current()
@@ -133,7 +133,7 @@ func (f *Filter) recordCounts() {
 		for i, s := range st {
 			counts[i] = s.count.Load()
 		}
-		mf.SetStageCounts(counts)
+		mf.Stages().SetCounts(counts)
 	}
 }
 

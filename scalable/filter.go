@@ -61,7 +61,7 @@ type stage struct {
 }
 
 func newStageOf(words []uint64, g mmapstore.Stage) *stage {
-	return &stage{words: words, blocks: g.M / blocked.BlockBits, capacity: g.Capacity, k: g.K, targetP: g.TargetP}
+	return &stage{words: words, blocks: g.M / blocked.BlockBits, capacity: g.Capacity, k: g.K, targetP: g.TargetFPR}
 }
 
 // filter returns the stage as the blocked core probes it (a value in
@@ -77,7 +77,7 @@ func (s *stage) bits() uint64 { return s.blocks * blocked.BlockBits }
 // offset).
 func (s *stage) geometry() mmapstore.Stage {
 	return mmapstore.Stage{M: s.bits(), K: s.k, BlockBits: blocked.BlockBits, Capacity: s.capacity,
-		TargetP: s.targetP, Count: s.count.Load()}
+		TargetFPR: s.targetP, Count: s.count.Load()}
 }
 
 func (s *stage) contains(d hashing.Digest) bool { return s.filter().Contains(d) }
@@ -150,7 +150,7 @@ func (f *Filter) newStage(i int) (*stage, error) {
 	}
 	if mf := f.store.File(); mf != nil {
 		f.recordCounts() // the header Grow writes says the full stage is full
-		words, err := mf.Grow(g)
+		words, err := mf.Stages().Grow(g)
 		if err != nil {
 			return nil, &growFailure{fmt.Errorf("%w: stage %d: %w", ErrLimit, i, err)}
 		}

@@ -49,11 +49,11 @@ func TestStageGeometry(t *testing.T) {
 			g, err := stageParams(1000, 0.01, cfg, i)
 			require.NoError(t, err)
 			require.EqualValues(t, math.Ceil(1000*math.Pow(c.s, float64(i))), g.Capacity)
-			require.InEpsilon(t, 0.01*(1-c.r)*math.Pow(c.r, float64(i)), g.TargetP, 1e-12)
+			require.InEpsilon(t, 0.01*(1-c.r)*math.Pow(c.r, float64(i)), g.TargetFPR, 1e-12)
 			require.Zero(t, g.M%512)
-			require.LessOrEqual(t, blocked.FPR(g.M, g.Capacity, g.K), g.TargetP*1.0001)
-			require.Greater(t, blocked.FPR(g.M-512, g.Capacity, g.K), g.TargetP, "one block less misses the target")
-			sum += g.TargetP
+			require.LessOrEqual(t, blocked.FPR(g.M, g.Capacity, g.K), g.TargetFPR*1.0001)
+			require.Greater(t, blocked.FPR(g.M-512, g.Capacity, g.K), g.TargetFPR, "one block less misses the target")
+			sum += g.TargetFPR
 		}
 		require.Less(t, sum, 0.01, "the stage rates sum below p")
 	}

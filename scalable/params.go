@@ -148,5 +148,5 @@ func stageParams(n0 uint64, p float64, c config, i int) (mmapstore.Stage, error)
 	if err != nil {
 		return mmapstore.Stage{}, err
 	}
-	return mmapstore.Stage{M: g.Bits, K: g.K, BlockBits: blocked.BlockBits, Capacity: g.Capacity, TargetP: g.TargetFPR}, nil
+	return mmapstore.Stage{M: g.Bits, K: g.K, BlockBits: blocked.BlockBits, Capacity: g.Capacity, TargetFPR: g.TargetFPR}, nil
 }

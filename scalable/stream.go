@@ -13,8 +13,8 @@ import (
 // configuration and every stage, with the stage counts.
 func (f *Filter) header() mmapstore.Header {
 	st := f.current()
-	h := mmapstore.Header{Variant: mmapstore.Scalable, Hash: uint16(f.cfg.scheme), Seed: f.cfg.seed, CellBits: 1, Capacity: f.n0,
-		TargetP: f.p, Growth: f.cfg.growth, Tightness: f.cfg.tight}
+	h := mmapstore.Header{Variant: mmapstore.Scalable, Scheme: f.cfg.scheme, Seed: f.cfg.seed, CellBits: 1, Capacity: f.n0,
+		TargetFPR: f.p, Growth: f.cfg.growth, Tightening: f.cfg.tight}
 	for _, s := range st {
 		g := s.geometry()
 		g.Offset = h.PayloadLen
@@ -89,14 +89,14 @@ func checkHeader(h mmapstore.Header) error {
 // headerConfig is the configuration a file records, with default limits.
 func headerConfig(h mmapstore.Header) config {
 	c := defaultConfig()
-	c.seed, c.scheme, c.growth, c.tight = h.Seed, hashing.Scheme(h.Hash), h.Growth, h.Tightness
+	c.seed, c.scheme, c.growth, c.tight = h.Seed, h.Scheme, h.Growth, h.Tightening
 	return c
 }
 
 // fromHeader rebuilds a filter from a header that passed checkHeader, its
 // configuration and each stage's words.
 func fromHeader(h mmapstore.Header, c config, stageWords func(i int) []uint64) *Filter {
-	f := &Filter{cfg: c, hash: hashing.NewHasher(c.scheme, c.seed), n0: h.Capacity, p: h.TargetP}
+	f := &Filter{cfg: c, hash: hashing.NewHasher(c.scheme, c.seed), n0: h.Capacity, p: h.TargetFPR}
 	st := make([]*stage, len(h.Stages))
 	for i, g := range h.Stages {
 		st[i] = newStageOf(stageWords(i), g)

@@ -52,7 +52,7 @@ func infoCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		}
 		fmt.Fprintf(std.out, "file           %s\n", args[0])
 		fmt.Fprintf(std.out, "variant        %s\n", v.name)
-		fmt.Fprintf(std.out, "format         version %d, hash %d (%s), seed %d\n", h.Version, h.Hash, bloomkit.Scheme(h.Hash), h.Seed)
+		fmt.Fprintf(std.out, "format         version %d, hash %d (%s), seed %d\n", h.Version, h.Scheme, bloomkit.Scheme(h.Scheme), h.Seed)
 		fmt.Fprintf(std.out, "geometry       m = %d %s, k = %d", h.M, cells, f.K())
 		if h.BlockBits > 0 {
 			fmt.Fprintf(std.out, ", %d-bit blocks", h.BlockBits)

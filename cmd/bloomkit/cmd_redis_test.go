@@ -59,13 +59,13 @@ func TestRedisPushPull(t *testing.T) {
 	// every key of the file.
 	fh, err := mmapstore.ReadHeader(filepath.Join(dir, "f.bloom"))
 	require.NoError(t, err)
-	require.Contains(t, out, fmt.Sprintf("hash scheme %d,", fh.Hash))
+	require.Contains(t, out, fmt.Sprintf("hash scheme %d,", fh.Scheme))
 	c, name, err := redisstore.ParseURL(url)
 	require.NoError(t, err)
 	defer c.Close()
 	rf, err := redisstore.Attach(context.Background(), c, name)
 	require.NoError(t, err)
-	require.Equal(t, fh.Hash, rf.Scheme())
+	require.Equal(t, fh.Scheme, rf.Scheme())
 	ks := make([][]byte, 20000)
 	for i := range ks {
 		ks[i] = fmt.Appendf(nil, "k%d", i)

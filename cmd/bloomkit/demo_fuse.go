@@ -74,7 +74,7 @@ func demoFuse(w io.Writer, dir string, n uint64, p, standardBitsPerKey float64, 
 	fmt.Fprintf(w, "  lookup, present  %.1f ns/key\n", per(hit, n))
 	fmt.Fprintf(w, "  lookup, absent   %.1f ns/key\n", per(miss, trials))
 	fmt.Fprintf(w, "  false negatives  %d of %d added keys\n", missing, n)
-	fmt.Fprintf(w, "  rate             fixed %.4g (2^-%d), measured %.4g\n", f.FPR(), bits, float64(fp)/float64(trials))
+	fmt.Fprintf(w, "  rate             fixed %.4g (2^-%d), measured %.4g\n", f.EstimatedFPR(), bits, float64(fp)/float64(trials))
 	if missing > 0 {
 		return fmt.Errorf("%d false negatives in the fuse filter: it is broken", missing)
 	}

@@ -19,10 +19,10 @@ var errStatic = errors.New("fuse filters are static: they hold the set they were
 type fuseFilter struct{ *fuse.Filter }
 
 func (f fuseFilter) Add([]byte) bool       { return false }
-func (f fuseFilter) Added() uint64         { return f.Len() }
-func (f fuseFilter) ApproxCount() uint64   { return f.Len() }
-func (f fuseFilter) Capacity() uint64      { return f.Len() }
-func (f fuseFilter) EstimatedFPR() float64 { return f.FPR() }
+func (f fuseFilter) Added() uint64         { return f.Filter.Added() }
+func (f fuseFilter) ApproxCount() uint64   { return f.Filter.Added() }
+func (f fuseFilter) Capacity() uint64      { return f.Filter.Added() }
+func (f fuseFilter) EstimatedFPR() float64 { return f.Filter.EstimatedFPR() }
 func (f fuseFilter) FillRatio() float64    { return 0 }
 func (f fuseFilter) Bits() uint64          { return f.Cells() * uint64(f.FingerprintBits()) }
 func (f fuseFilter) K() uint32             { return 3 }

@@ -89,7 +89,7 @@ func Explicit(m uint64, k uint32, c Config) (Geometry, error) {
 
 // Of is the geometry a file's header records.
 func Of(h mmapstore.Header) Geometry {
-	return newGeometry(h.M, h.K, h.Seed, hashing.Scheme(h.Hash), h.Capacity, h.TargetP)
+	return newGeometry(h.M, h.K, h.Seed, h.Scheme, h.Capacity, h.TargetFPR)
 }
 
 // Match returns nil when g and o can be combined (Union, Intersect): the

@@ -102,7 +102,7 @@ func binaryGob[F Binary](t *testing.T, c BinaryCase[F], f F) {
 func binaryBadBytes[F Binary](t *testing.T, c BinaryCase[F], data []byte, g F) {
 	// A filter of another variant: a header of another tag.
 	h := mmapstore.Header{Variant: mmapstore.Counting, M: 1000, K: 3, CellBits: 4, Capacity: 100,
-		TargetP: 0.01, PayloadLen: mmapstore.CellBytes(1000, 4)}
+		TargetFPR: 0.01, PayloadLen: mmapstore.CellBytes(1000, 4)}
 	if c.Tag == mmapstore.Counting {
 		h.Variant, h.CellBits, h.PayloadLen = mmapstore.Standard, 1, mmapstore.CellBytes(1000, 1)
 	}

@@ -30,7 +30,7 @@ func RunFileErrors[F File[F]](t *testing.T, v Variant[F], pkg string) {
 	require.NoError(t, err)
 
 	other := mmapstore.Header{Variant: mmapstore.Counting, M: 1000, K: 3, CellBits: 4, Capacity: 100,
-		TargetP: 0.01, PayloadLen: mmapstore.CellBytes(1000, 4)}
+		TargetFPR: 0.01, PayloadLen: mmapstore.CellBytes(1000, 4)}
 	if v.Tag == mmapstore.Counting {
 		other.Variant, other.CellBits, other.PayloadLen = mmapstore.Standard, 1, mmapstore.CellBytes(1000, 1)
 	}

@@ -72,7 +72,7 @@ func GoldenSeeds(tb testing.TB, path string) [][]byte {
 // may produce; anything else is a bug.
 func Typed(err error) bool {
 	for _, want := range []error{mmapstore.ErrTruncated, mmapstore.ErrBadMagic, mmapstore.ErrVersion,
-		mmapstore.ErrHeaderChecksum, mmapstore.ErrCorrupt, mmapstore.ErrVariant, mmapstore.ErrHash,
+		mmapstore.ErrHeaderChecksum, mmapstore.ErrCorrupt, mmapstore.ErrVariant, mmapstore.ErrScheme,
 		mmapstore.ErrTooLarge, mmapstore.ErrPayloadChecksum, io.ErrUnexpectedEOF} {
 		if errors.Is(err, want) {
 			return true

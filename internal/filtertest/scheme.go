@@ -43,7 +43,7 @@ type SchemedFile[F any] interface {
 // header's hash id); lookups hash with it (Hash, the *Digest methods and the
 // key methods agree, without allocating); filters of different schemes do
 // not combine; and a file whose hash id this build does not know is refused
-// with mmapstore.ErrHash by every reader. golden1 is the variant's
+// with mmapstore.ErrScheme by every reader. golden1 is the variant's
 // checked-in scheme-1 file.
 func SchemeSuite[F SchemedFile[F]](t *testing.T, v Variant[F], golden1 string) {
 	t.Run("Default", func(t *testing.T) {
@@ -76,13 +76,13 @@ func SchemeSuite[F SchemedFile[F]](t *testing.T, v Variant[F], golden1 string) {
 		for _, id := range []uint16{0, 3, 0xffff} {
 			bad := WithHashID(good, id)
 			_, err := v.ReadFrom(bytes.NewReader(bad))
-			require.ErrorIs(t, err, mmapstore.ErrHash, "ReadFrom, hash id %d", id)
+			require.ErrorIs(t, err, mmapstore.ErrScheme, "ReadFrom, hash id %d", id)
 			path := filepath.Join(t.TempDir(), "bad.bloom")
 			require.NoError(t, os.WriteFile(path, bad, 0o644))
 			_, err = v.OpenReadOnly(path)
-			require.ErrorIs(t, err, mmapstore.ErrHash, "OpenReadOnly, hash id %d", id)
+			require.ErrorIs(t, err, mmapstore.ErrScheme, "OpenReadOnly, hash id %d", id)
 			_, err = v.Open(path)
-			require.ErrorIs(t, err, mmapstore.ErrHash, "Open, hash id %d", id)
+			require.ErrorIs(t, err, mmapstore.ErrScheme, "Open, hash id %d", id)
 			after, err := os.ReadFile(path)
 			require.NoError(t, err)
 			require.Equal(t, bad, after, "a refused file is left as it was")
@@ -108,7 +108,7 @@ func schemeRecorded[F SchemedFile[F]](t *testing.T, v Variant[F], s hashing.Sche
 	require.NoError(t, err)
 	h, err := mmapstore.DecodeHeader(buf.Bytes())
 	require.NoError(t, err)
-	require.EqualValues(t, s, h.Hash, "the header's hash id")
+	require.EqualValues(t, s, h.Scheme, "the header's hash id")
 	g, err := v.ReadFrom(bytes.NewReader(buf.Bytes()))
 	require.NoError(t, err)
 	check("ReadFrom", g)
