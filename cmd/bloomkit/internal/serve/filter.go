@@ -92,14 +92,12 @@ func wrap(f filter, v mmapstore.Variant, writable bool) *handle {
 var errStatic = errors.New("static filter: it takes no adds")
 
 // fuseFilter is a fuse filter behind the server's face: static, served
-// read-only. Its capacity and item count are the keys it was built from.
+// read-only. Its capacity and item count (fuse's own) are the keys it was
+// built from.
 type fuseFilter struct{ *fuse.Filter }
 
 // Add is never called: handle.add refuses a static filter first.
-func (f fuseFilter) Add([]byte) bool  { panic("serve: Add on a static (fuse) filter") }
-func (f fuseFilter) Added() uint64    { return f.Len() }
-func (f fuseFilter) Capacity() uint64 { return f.Len() }
-func (f fuseFilter) Sync() error      { return nil }
+func (f fuseFilter) Add([]byte) bool { panic("serve: Add on a static (fuse) filter") }
 
 // takesAdds reports whether files of variant v can be opened for writing.
 func takesAdds(v mmapstore.Variant) bool { return v != mmapstore.Fuse }
