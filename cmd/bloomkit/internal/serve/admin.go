@@ -56,7 +56,7 @@ func cmdHello(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 				c.WriteError("ERR Syntax error in HELLO option 'auth'")
 				return
 			}
-			if !s.checkPassword(c, cl, args[i+2]) {
+			if !s.authenticate(c, cl, args[i+1], args[i+2]) {
 				return
 			}
 			i += 2
@@ -106,13 +106,25 @@ func cmdAuth(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 		c.WriteError("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
 		return
 	}
-	if len(args) == 3 && string(args[1]) != "default" {
-		c.WriteError("WRONGPASS invalid username-password pair or user is disabled.")
-		return
+	user := []byte("default")
+	if len(args) == 3 {
+		user = args[1]
 	}
-	if s.checkPassword(c, cl, args[len(args)-1]) {
+	if s.authenticate(c, cl, user, args[len(args)-1]) {
 		c.WriteString("OK")
 	}
+}
+
+// authenticate is AUTH user pass, for AUTH and HELLO's AUTH alike: the only
+// user is "default" (Redis's user without ACLs); any other is refused with
+// Redis's error, whatever the password.
+func (s *Server) authenticate(c redcon.Conn, cl *client, user, pass []byte) bool {
+	if string(user) != "default" {
+		s.clientError(c.RemoteAddr(), "unknown user")
+		c.WriteError("WRONGPASS invalid username-password pair or user is disabled.")
+		return false
+	}
+	return s.checkPassword(c, cl, pass)
 }
 
 func (s *Server) checkPassword(c redcon.Conn, cl *client, pass []byte) bool {
