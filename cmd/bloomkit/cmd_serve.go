@@ -31,6 +31,7 @@ func serveCommand(fs *flag.FlagSet, std stdio) func(args []string) error {
 	fs.IntVar(&cfg.MaxArgs, "max-args", cfg.MaxArgs, "arguments in one command")
 	fs.IntVar(&cfg.MaxBulk, "max-bulk", cfg.MaxBulk, "bytes in one argument (a key or an item)")
 	fs.IntVar(&cfg.MaxCommand, "max-command", cfg.MaxCommand, "bytes in one command")
+	fs.Int64Var(&cfg.MaxPending, "max-pending", cfg.MaxPending, "bytes of unfinished commands held for all clients together; a client that would go past it is refused and closed")
 	maxFilter := sizeFlag{cfg.MaxFilterBytes}
 	fs.Var(&maxFilter, "max-filter-bytes", "largest filter BF.RESERVE or BF.ADD may create, and a scalable filter may grow to (forms like 512MB, 4GiB)")
 	var maxDir sizeFlag

@@ -133,6 +133,9 @@ func (s *Server) checkPassword(c redcon.Conn, cl *client, pass []byte) bool {
 		c.WriteError("WRONGPASS invalid username-password pair or user is disabled.")
 		return false
 	}
+	if !cl.authed && cl.guard != nil {
+		cl.guard.authenticated()
+	}
 	cl.authed = true
 	return true
 }

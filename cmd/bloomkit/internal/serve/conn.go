@@ -16,6 +16,7 @@ type client struct {
 	lower  []byte   // the command name, lower-cased
 	found  []bool   // BF.MEXISTS results
 	keys   [][]byte // BF.MEXISTS keys
+	guard  *guardConn
 }
 
 func (s *Server) accept(c redcon.Conn) bool {
@@ -29,7 +30,8 @@ func (s *Server) accept(c redcon.Conn) bool {
 		nc.Write([]byte("-ERR max number of clients reached\r\n"))
 		return false
 	}
-	c.SetContext(&client{authed: s.cfg.Password == ""})
+	g, _ := c.NetConn().(*guardConn)
+	c.SetContext(&client{authed: s.cfg.Password == "", guard: g})
 	return true
 }
 

@@ -1,7 +1,11 @@
 package serve
 
 import (
+	"fmt"
+	"io"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -21,4 +25,62 @@ func TestHelloAuthUser(t *testing.T) {
 	require.Equal(t, wrong, r.do("HELLO", "2", "AUTH", "default", "nope"))
 	require.Contains(t, r.do("HELLO", "2", "AUTH", "default", "pw"), "*[$server $redis")
 	require.Equal(t, "+PONG", r.do("PING"))
+}
+
+// TestPreAuthLimitsThenPipeline: before AUTH a command is capped as in
+// Redis; AUTH and a command over those caps sent in one write pass (the
+// command after AUTH is checked against the limits of an authenticated
+// client), and the limits type answers Redis's errors.
+func TestPreAuthLimitsThenPipeline(t *testing.T) {
+	ts := start(t, cfgWith(func(c *Config) { c.Password = "pw" }))
+	r := dialRaw(t, ts.addr)
+	big := strings.Repeat("x", 20<<10)
+	args := []string{"BF.MADD", "k"}
+	for i := range 20 {
+		args = append(args, fmt.Sprint(i))
+	}
+	_, err := io.WriteString(r.c, encode("AUTH", "pw")+encode("BF.ADD", "k", big)+encode(args...))
+	require.NoError(t, err)
+	for _, want := range []string{"+OK", ":1", "*[" + strings.Repeat(":1 ", 19) + ":1]"} {
+		got, err := readReply(r.rd)
+		require.NoError(t, err)
+		require.Equal(t, want, got)
+	}
+
+	lim := preAuthLimits
+	require.Equal(t, "unauthenticated multibulk length", lim.count(11, false))
+	require.Equal(t, "", lim.count(10, false))
+	require.Equal(t, "unauthenticated bulk length", lim.bulkLen(16<<10+1, 16<<10+17, false))
+	require.Equal(t, "unauthenticated bulk length", lim.bulkLen(100, 16<<10+1, false))
+	require.Equal(t, "", lim.bulkLen(100, 200, false))
+	full := limitsOf(&ts.cfg)
+	require.Contains(t, full.count(ts.cfg.MaxArgs+1, true), "(-max-args)")
+	require.Contains(t, full.bulkLen(ts.cfg.MaxBulk+1, 0, true), "(-max-bulk)")
+	require.Contains(t, full.bulkLen(1, ts.cfg.MaxCommand+1, true), "(-max-command)")
+}
+
+// TestMaxPending: the unfinished commands of all clients together are
+// bounded by -max-pending; a client that would go past it is refused and
+// closed, and its bytes are given back (another client then passes).
+func TestMaxPending(t *testing.T) {
+	ts := start(t, cfgWith(func(c *Config) { c.MaxBulk, c.MaxCommand, c.MaxPending = 1<<20, 1<<20, 1<<20 }))
+	first := dialRaw(t, ts.addr)
+	// 700 KB of an unfinished 1 MB argument: held by the guard.
+	_, err := io.WriteString(first.c, "*3\r\n$6\r\nBF.ADD\r\n$1\r\nk\r\n$1000000\r\n"+strings.Repeat("x", 700000))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return ts.pending.used.Load() >= 700000 }, 5*time.Second, 5*time.Millisecond)
+	second := dialRaw(t, ts.addr)
+	_, err = io.WriteString(second.c, "*3\r\n$6\r\nBF.ADD\r\n$1\r\nk\r\n$1000000\r\n"+strings.Repeat("x", 700000))
+	require.NoError(t, err)
+	got, err := readReply(second.rd)
+	require.NoError(t, err)
+	require.Contains(t, got, "limit of 1048576 bytes (-max-pending)")
+	// The first finishes its command.
+	_, err = io.WriteString(first.c, strings.Repeat("x", 300000)+"\r\n")
+	require.NoError(t, err)
+	got, err = readReply(first.rd)
+	require.NoError(t, err)
+	require.Equal(t, ":1", got)
+	require.Eventually(t, func() bool { return ts.pending.used.Load() == 0 }, 5*time.Second, 5*time.Millisecond)
+	require.Equal(t, ":0", dialRaw(t, ts.addr).do("BF.ADD", "k", strings.Repeat("x", 1000000)))
 }
