@@ -5,8 +5,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
-	"github.com/tidwall/match"
 	"github.com/tidwall/redcon"
 )
 
@@ -261,9 +261,15 @@ func cmdKeys(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 		return
 	}
 	var out []string
-	for _, n := range names {
-		if match.Match(n, string(args[1])) {
+	g := compileGlob(string(args[1]))
+	cl.checked = time.Now()
+	for i, n := range names {
+		var ok bool
+		if ok, cl.row = g.match(n, cl.row); ok {
 			out = append(out, n)
+		}
+		if i%64 == 63 && cl.gone(s) {
+			return // nobody to answer
 		}
 	}
 	c.WriteArray(len(out))
@@ -295,10 +301,16 @@ func cmdScan(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 		return
 	}
 	var out []string
+	g := compileGlob(pattern)
+	cl.checked = time.Now()
 	i := cursor
 	for ; i < uint64(len(names)) && i < cursor+uint64(count); i++ {
-		if match.Match(names[i], pattern) && (typ == "" || strings.EqualFold(typ, "MBbloom--")) {
+		var ok bool
+		if ok, cl.row = g.match(names[i], cl.row); ok && (typ == "" || strings.EqualFold(typ, "MBbloom--")) {
 			out = append(out, names[i])
+		}
+		if i%64 == 63 && cl.gone(s) {
+			return // nobody to answer
 		}
 	}
 	if i >= uint64(len(names)) {
@@ -351,8 +363,9 @@ func cmdConfig(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	}
 	var out []string
 	for _, a := range args[2:] {
+		g := compileGlob(strings.ToLower(string(a)))
 		for _, kv := range [][2]string{{"save", ""}, {"appendonly", "no"}} {
-			if match.Match(kv[0], strings.ToLower(string(a))) {
+			if ok, _ := g.match(kv[0], nil); ok {
 				out = append(out, kv[0], kv[1])
 			}
 		}

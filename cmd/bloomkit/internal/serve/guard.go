@@ -309,3 +309,27 @@ func (g *guardConn) length() string {
 	g.left, g.st = g.n+2, stData
 	return ""
 }
+
+// gone reports whether the client has closed the connection, for a long
+// command to stop early (KEYS over many names). It looks without blocking
+// for more than a millisecond; bytes that arrived are kept for the reader.
+// Call it only from the handler (the goroutine that reads).
+func (g *guardConn) gone() bool {
+	if g.readErr != nil || g.failed != nil {
+		return true
+	}
+	if len(g.hold) > 0 || !g.room(512) {
+		return false // input is waiting: the client is there
+	}
+	g.Conn.SetReadDeadline(time.Now().Add(time.Millisecond))
+	n, err := g.Conn.Read(g.hold[len(g.hold):min(cap(g.hold), len(g.hold)+512)])
+	g.Conn.SetReadDeadline(time.Time{})
+	g.s.stats.netIn.Add(uint64(n))
+	g.hold = g.hold[:len(g.hold)+n]
+	var ne net.Error
+	if err != nil && !(errors.As(err, &ne) && ne.Timeout()) {
+		g.readErr = err
+		return true
+	}
+	return false
+}
