@@ -243,3 +243,54 @@ func TestServeDripCPU(t *testing.T) {
 		require.Equal(t, "*999998\r\n", line)
 	}
 }
+
+// TestServeDescriptorLimit (issue 36 row 4): under `ulimit -n 64` with 70
+// clients, the accept loop spun at a full core on EMFILE and a new client
+// hung without "max number of clients reached". Now the server lowers
+// -max-clients to the descriptor limit less 32 (as Redis does) and says so
+// at start, so clients past it get the error at once (the accept loop's
+// backoff on EMFILE is TestAcceptBackoff's). The old code fails at the log
+// line (and its 60th client or so hangs).
+func TestServeDescriptorLimit(t *testing.T) {
+	skipUnderRace(t)
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		t.Skip("no prlimit")
+	}
+	dir := t.TempDir()
+	p := startServe(t, exec.Command(prlimit, "--nofile=64:64", bloomkitBin, "serve", "-dir", dir, "-addr", "127.0.0.1:0"))
+	require.Contains(t, p.logs(), "-max-clients lowered to fit the descriptor limit")
+	require.Contains(t, p.logs(), "max_clients=32 asked=10000 nofile=64")
+
+	ping := func(c net.Conn) string {
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := io.WriteString(c, "PING\r\n"); err != nil {
+			return err.Error()
+		}
+		line, err := bufio.NewReader(c).ReadString('\n')
+		if err != nil {
+			return err.Error()
+		}
+		return strings.TrimSpace(line)
+	}
+	var served []net.Conn
+	refused := 0
+	for range 71 {
+		c, err := net.Dial("tcp", p.addr)
+		require.NoError(t, err)
+		defer c.Close()
+		switch got := ping(c); got {
+		case "+PONG":
+			served = append(served, c)
+		case "-ERR max number of clients reached":
+			refused++
+		default:
+			t.Fatalf("client %d: %s", len(served)+refused+1, got)
+		}
+	}
+	require.Len(t, served, 32)
+	require.Equal(t, 39, refused)
+
+	// The refused clients left nothing behind: a served client still is.
+	require.Equal(t, "+PONG", ping(served[31]))
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -19,16 +20,46 @@ type guardListener struct {
 	s *Server
 }
 
+// Accept waits for a connection. When accepting fails for a lack of
+// descriptors or memory (EMFILE, ENFILE, ...) it retries after a pause that
+// doubles from 5 ms up to 1 s, as net/http's Server does, instead of
+// retrying at once at a full core; the pause ends at Shutdown.
 func (l *guardListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
+	var c net.Conn
+	for delay := time.Duration(0); ; {
+		var err error
+		c, err = l.Listener.Accept()
+		if err == nil {
+			break
+		}
+		if !retryAccept(err) {
+			return nil, err
+		}
+		delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+		if ok, skipped := l.s.errLimit.allow(); ok {
+			l.s.log.Error("accept failed; retrying", "err", err, "in", delay, "suppressed_since_last", skipped)
+		}
+		select {
+		case <-time.After(delay):
+		case <-l.s.ctx.Done():
+			return nil, net.ErrClosed
+		}
 	}
 	g := &guardConn{Conn: c, s: l.s, lim: limitsOf(&l.s.cfg), authed: true}
 	if l.s.cfg.Password != "" {
 		g.lim, g.authed = preAuthLimits, false
 	}
 	return g, nil
+}
+
+// retryAccept reports whether a failed accept may succeed later.
+func retryAccept(err error) bool {
+	for _, e := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // guardConn checks the framing of every byte read: a RESP multibulk

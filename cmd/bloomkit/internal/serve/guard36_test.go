@@ -1,11 +1,15 @@
 package serve
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -133,4 +137,48 @@ func TestGuardGone(t *testing.T) {
 	require.Equal(t, "*1\r\n$4\r\nPING\r\n", string(buf[:n]))
 	require.NoError(t, c.Close())
 	require.Eventually(t, g.gone, 5*time.Second, time.Millisecond)
+}
+
+// emfileListener fails every Accept with EMFILE, as a listener does when
+// the process has no descriptor left, and counts the calls.
+type emfileListener struct {
+	net.Listener
+	calls atomic.Int64
+}
+
+func (l *emfileListener) Accept() (net.Conn, error) {
+	l.calls.Add(1)
+	return nil, &net.OpError{Op: "accept", Net: "tcp", Err: os.NewSyscallError("accept4", syscall.EMFILE)}
+}
+
+// TestAcceptBackoff (issue 36 row 4): on EMFILE the accept loop retried at
+// once, a full core for as long as descriptors lacked. Now it waits 5 ms,
+// doubling to 1 s, and the wait ends at Shutdown. Over 1 s of EMFILE the
+// loop accepts 8 times or so (5+10+...+640 ms); the bound of 40 is far
+// from the millions of a loop that spins, whatever the machine's load.
+func TestAcceptBackoff(t *testing.T) {
+	s := &Server{cfg: Defaults(), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	s.errLimit.every = time.Second / 10
+	s.ctx, s.stop = context.WithCancel(context.Background())
+	inner := &emfileListener{}
+	gl := &guardListener{Listener: inner, s: s}
+	done := make(chan error, 1)
+	go func() {
+		_, err := gl.Accept()
+		done <- err
+	}()
+	time.Sleep(time.Second)
+	s.stop()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, net.ErrClosed)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Accept did not end at Shutdown")
+	}
+	calls := inner.calls.Load()
+	t.Logf("%d accepts over 1 s of EMFILE", calls)
+	require.Less(t, calls, int64(40), "the accept loop spins on EMFILE")
+	require.Greater(t, calls, int64(1), "the accept loop retries")
+	require.True(t, retryAccept(&net.OpError{Err: os.NewSyscallError("accept4", syscall.ENFILE)}))
+	require.False(t, retryAccept(net.ErrClosed))
 }

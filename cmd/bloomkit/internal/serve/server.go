@@ -131,6 +131,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.errLimit.every = time.Second / 10
 	s.pending.max = cfg.MaxPending
+	s.fitClients(nofileLimit())
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	empty := map[string]*entry{}
 	s.keys.Store(&empty)
@@ -144,6 +145,23 @@ func New(cfg Config) (*Server, error) {
 		s.rs.SetIdleClose(cfg.IdleTimeout)
 	}
 	return s, nil
+}
+
+// reservedFDs are the descriptors kept for other uses than clients (the
+// listener, filter files, logs), as Redis keeps 32.
+const reservedFDs = 32
+
+// fitClients lowers -max-clients to what the descriptor limit allows, as
+// Redis does, so that a client over it gets "max number of clients
+// reached" instead of hanging in an accept that fails with EMFILE.
+func (s *Server) fitClients(nofile uint64) {
+	if nofile == 0 || uint64(s.cfg.MaxClients)+reservedFDs <= nofile {
+		return
+	}
+	n := max(int(min(nofile, 1<<30))-reservedFDs, 1)
+	s.log.Warn("-max-clients lowered to fit the descriptor limit; raise ulimit -n for more",
+		"max_clients", n, "asked", s.cfg.MaxClients, "nofile", nofile, "reserved", reservedFDs)
+	s.cfg.MaxClients = n
 }
 
 func (c *Config) check() error {
