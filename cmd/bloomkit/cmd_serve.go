@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -30,6 +31,7 @@ func serveCommand(fs *flag.FlagSet, std stdio) func(args []string) error {
 	fs.IntVar(&cfg.MaxArgs, "max-args", cfg.MaxArgs, "arguments in one command")
 	fs.IntVar(&cfg.MaxBulk, "max-bulk", cfg.MaxBulk, "bytes in one argument (a key or an item)")
 	fs.IntVar(&cfg.MaxCommand, "max-command", cfg.MaxCommand, "bytes in one command")
+	fs.Int64Var(&cfg.MaxPending, "max-pending", cfg.MaxPending, "bytes of unfinished commands held for all clients together; a client that would go past it is refused and closed")
 	maxFilter := sizeFlag{cfg.MaxFilterBytes}
 	fs.Var(&maxFilter, "max-filter-bytes", "largest filter BF.RESERVE or BF.ADD may create, and a scalable filter may grow to (forms like 512MB, 4GiB)")
 	var maxDir sizeFlag
@@ -44,7 +46,11 @@ func serveCommand(fs *flag.FlagSet, std stdio) func(args []string) error {
 			return fmt.Errorf("unexpected arguments %q: serve takes flags only", args)
 		}
 		cfg.MaxFilterBytes, cfg.MaxDirBytes, cfg.JournalBytes = maxFilter.bytes, maxDir.bytes, journal.bytes
+		cfg.Logger = slog.New(slog.NewTextHandler(std.err, nil))
 		if *passFile != "" {
+			if err := checkPassFile(*passFile, cfg.Logger); err != nil {
+				return err
+			}
 			b, err := os.ReadFile(*passFile)
 			if err != nil {
 				return err
@@ -57,7 +63,6 @@ func serveCommand(fs *flag.FlagSet, std stdio) func(args []string) error {
 		if cfg.Password == "" && !*noAuth && !loopback(cfg.Addr) {
 			return fmt.Errorf("-addr %s is not a loopback address: give -requirepass-file (or -requirepass), or -insecure-no-auth", cfg.Addr)
 		}
-		cfg.Logger = slog.New(slog.NewTextHandler(std.err, nil))
 		s, err := serve.New(cfg)
 		if err != nil {
 			return err
@@ -70,6 +75,27 @@ func serveCommand(fs *flag.FlagSet, std stdio) func(args []string) error {
 		go func() { <-ctx.Done(); stop() }()
 		return s.Serve(ctx)
 	}
+}
+
+// checkPassFile refuses a -requirepass-file that other users can write
+// (anyone on the machine could set the password) and warns when others can
+// read it, as ssh does for a private key.
+func checkPassFile(path string, log *slog.Logger) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	mode := fi.Mode().Perm()
+	if runtime.GOOS == "windows" { // no Unix permissions: ACLs guard the file
+		return nil
+	}
+	if mode&0o002 != 0 {
+		return fmt.Errorf("-requirepass-file %s is world-writable (mode %v): anyone on this machine could set the password; chmod 600 it", path, mode)
+	}
+	if mode&0o044 != 0 {
+		log.Warn("-requirepass-file is readable by other users: chmod 600 it", "file", path, "mode", mode.String())
+	}
+	return nil
 }
 
 // loopback reports whether addr's host can only be reached from this machine.

@@ -68,7 +68,7 @@ func TestServeHelpListsFlags(t *testing.T) {
 	fs.PrintDefaults()
 	for _, f := range []string{"dir", "addr", "requirepass", "requirepass-file", "insecure-no-auth", "fsync-interval",
 		"watch-interval", "idle-timeout", "max-clients", "max-args", "max-bulk", "max-command", "max-filter-bytes",
-		"max-dir-bytes", "journal-bytes", "fixed-variant", "default-capacity", "default-error-rate"} {
+		"max-pending", "max-dir-bytes", "journal-bytes", "fixed-variant", "default-capacity", "default-error-rate"} {
 		require.Contains(t, out.String(), "-"+f+" ", f)
 	}
 }

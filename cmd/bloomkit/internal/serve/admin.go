@@ -5,8 +5,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
-	"github.com/tidwall/match"
 	"github.com/tidwall/redcon"
 )
 
@@ -56,7 +56,7 @@ func cmdHello(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 				c.WriteError("ERR Syntax error in HELLO option 'auth'")
 				return
 			}
-			if !s.checkPassword(c, cl, args[i+2]) {
+			if !s.authenticate(c, cl, args[i+1], args[i+2]) {
 				return
 			}
 			i += 2
@@ -106,13 +106,25 @@ func cmdAuth(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 		c.WriteError("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
 		return
 	}
-	if len(args) == 3 && string(args[1]) != "default" {
-		c.WriteError("WRONGPASS invalid username-password pair or user is disabled.")
-		return
+	user := []byte("default")
+	if len(args) == 3 {
+		user = args[1]
 	}
-	if s.checkPassword(c, cl, args[len(args)-1]) {
+	if s.authenticate(c, cl, user, args[len(args)-1]) {
 		c.WriteString("OK")
 	}
+}
+
+// authenticate is AUTH user pass, for AUTH and HELLO's AUTH alike: the only
+// user is "default" (Redis's user without ACLs); any other is refused with
+// Redis's error, whatever the password.
+func (s *Server) authenticate(c redcon.Conn, cl *client, user, pass []byte) bool {
+	if string(user) != "default" {
+		s.clientError(c.RemoteAddr(), "unknown user")
+		c.WriteError("WRONGPASS invalid username-password pair or user is disabled.")
+		return false
+	}
+	return s.checkPassword(c, cl, pass)
 }
 
 func (s *Server) checkPassword(c redcon.Conn, cl *client, pass []byte) bool {
@@ -120,6 +132,9 @@ func (s *Server) checkPassword(c redcon.Conn, cl *client, pass []byte) bool {
 		s.clientError(c.RemoteAddr(), "wrong password")
 		c.WriteError("WRONGPASS invalid username-password pair or user is disabled.")
 		return false
+	}
+	if !cl.authed && cl.guard != nil {
+		cl.guard.authenticated()
 	}
 	cl.authed = true
 	return true
@@ -246,9 +261,15 @@ func cmdKeys(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 		return
 	}
 	var out []string
-	for _, n := range names {
-		if match.Match(n, string(args[1])) {
+	g := compileGlob(string(args[1]))
+	cl.checked = time.Now()
+	for i, n := range names {
+		var ok bool
+		if ok, cl.row = g.match(n, cl.row); ok {
 			out = append(out, n)
+		}
+		if i%64 == 63 && cl.gone(s) {
+			return // nobody to answer
 		}
 	}
 	c.WriteArray(len(out))
@@ -280,10 +301,16 @@ func cmdScan(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 		return
 	}
 	var out []string
+	g := compileGlob(pattern)
+	cl.checked = time.Now()
 	i := cursor
 	for ; i < uint64(len(names)) && i < cursor+uint64(count); i++ {
-		if match.Match(names[i], pattern) && (typ == "" || strings.EqualFold(typ, "MBbloom--")) {
+		var ok bool
+		if ok, cl.row = g.match(names[i], cl.row); ok && (typ == "" || strings.EqualFold(typ, "MBbloom--")) {
 			out = append(out, names[i])
+		}
+		if i%64 == 63 && cl.gone(s) {
+			return // nobody to answer
 		}
 	}
 	if i >= uint64(len(names)) {
@@ -336,8 +363,9 @@ func cmdConfig(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	}
 	var out []string
 	for _, a := range args[2:] {
+		g := compileGlob(strings.ToLower(string(a)))
 		for _, kv := range [][2]string{{"save", ""}, {"appendonly", "no"}} {
-			if match.Match(kv[0], strings.ToLower(string(a))) {
+			if ok, _ := g.match(kv[0], nil); ok {
 				out = append(out, kv[0], kv[1])
 			}
 		}

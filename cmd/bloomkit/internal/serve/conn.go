@@ -11,11 +11,14 @@ import (
 
 // client is the state of one connection.
 type client struct {
-	authed bool
-	name   string
-	lower  []byte   // the command name, lower-cased
-	found  []bool   // BF.MEXISTS results
-	keys   [][]byte // BF.MEXISTS keys
+	authed  bool
+	name    string
+	lower   []byte   // the command name, lower-cased
+	found   []bool   // BF.MEXISTS results
+	keys    [][]byte // BF.MEXISTS keys
+	guard   *guardConn
+	checked time.Time // when gone last looked
+	row     []bool    // scratch of glob.match
 }
 
 func (s *Server) accept(c redcon.Conn) bool {
@@ -29,8 +32,19 @@ func (s *Server) accept(c redcon.Conn) bool {
 		nc.Write([]byte("-ERR max number of clients reached\r\n"))
 		return false
 	}
-	c.SetContext(&client{authed: s.cfg.Password == ""})
+	g, _ := c.NetConn().(*guardConn)
+	c.SetContext(&client{authed: s.cfg.Password == "", guard: g})
 	return true
+}
+
+// gone reports whether the client left (or the server is stopping), for a
+// long command to stop: checked at most every 20 ms.
+func (cl *client) gone(s *Server) bool {
+	if time.Since(cl.checked) < 20*time.Millisecond {
+		return false
+	}
+	cl.checked = time.Now()
+	return s.ctx.Err() != nil || (cl.guard != nil && cl.guard.gone())
 }
 
 func (s *Server) closed(c redcon.Conn, err error) {

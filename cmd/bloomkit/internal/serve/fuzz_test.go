@@ -1,8 +1,8 @@
 package serve
 
 import (
-	"bytes"
 	"io"
+	"log/slog"
 	"net"
 	"testing"
 	"time"
@@ -33,16 +33,15 @@ func FuzzParser(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s), uint8(3))
 	}
-	s := &Server{cfg: Defaults()}
+	s := &Server{cfg: Defaults(), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	s.cfg.MaxArgs, s.cfg.MaxBulk, s.cfg.MaxCommand = 16, 64, 512
+	s.pending.max = 1 << 20
 	f.Fuzz(func(t *testing.T, data []byte, split uint8) {
-		g := &guardConn{s: s, maxArgs: 16, maxBulk: 64, maxCmd: 512}
-		// The guard sees the stream in two reads, split anywhere.
+		// The guard sees the stream in two reads, split anywhere, and
+		// redcon reads what the guard hands on.
 		cut := int(split) % (len(data) + 1)
-		if g.scan(data[:cut]) != "" || g.scan(data[cut:]) != "" {
-			return
-		}
-		rd := redcon.NewReader(bytes.NewReader(data))
+		g := &guardConn{Conn: &chunkConn{chunks: [][]byte{data[:cut], data[cut:]}}, s: s, lim: limitsOf(&s.cfg), authed: true}
+		rd := redcon.NewReader(g)
 		for {
 			cmd, err := rd.ReadCommand()
 			if err != nil {
@@ -83,3 +82,25 @@ func FuzzServer(f *testing.F) {
 		}
 	})
 }
+
+// chunkConn is a net.Conn whose reads return chunks, one each, then EOF.
+type chunkConn struct {
+	net.Conn
+	chunks [][]byte
+}
+
+func (c *chunkConn) Read(p []byte) (int, error) {
+	for len(c.chunks) > 0 && len(c.chunks[0]) == 0 {
+		c.chunks = c.chunks[1:]
+	}
+	if len(c.chunks) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, c.chunks[0])
+	c.chunks[0] = c.chunks[0][n:]
+	return n, nil
+}
+
+func (c *chunkConn) Write(p []byte) (int, error)        { return len(p), nil }
+func (c *chunkConn) SetWriteDeadline(t time.Time) error { return nil }
+func (c *chunkConn) RemoteAddr() net.Addr               { return &net.TCPAddr{} }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -18,25 +20,69 @@ type guardListener struct {
 	s *Server
 }
 
+// Accept waits for a connection. When accepting fails for a lack of
+// descriptors or memory (EMFILE, ENFILE, ...) it retries after a pause that
+// doubles from 5 ms up to 1 s, as net/http's Server does, instead of
+// retrying at once at a full core; the pause ends at Shutdown.
 func (l *guardListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
+	var c net.Conn
+	for delay := time.Duration(0); ; {
+		var err error
+		c, err = l.Listener.Accept()
+		if err == nil {
+			break
+		}
+		if !retryAccept(err) {
+			return nil, err
+		}
+		delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+		if ok, skipped := l.s.errLimit.allow(); ok {
+			l.s.log.Error("accept failed; retrying", "err", err, "in", delay, "suppressed_since_last", skipped)
+		}
+		select {
+		case <-time.After(delay):
+		case <-l.s.ctx.Done():
+			return nil, net.ErrClosed
+		}
 	}
-	cfg := &l.s.cfg
-	return &guardConn{Conn: c, s: l.s, maxArgs: cfg.MaxArgs, maxBulk: cfg.MaxBulk, maxCmd: cfg.MaxCommand}, nil
+	g := &guardConn{Conn: c, s: l.s, lim: limitsOf(&l.s.cfg), authed: true}
+	if l.s.cfg.Password != "" {
+		g.lim, g.authed = preAuthLimits, false
+	}
+	return g, nil
 }
 
-// maxInline is the longest inline (telnet-style) command, as in Redis.
-const maxInline = 64 << 10
+// retryAccept reports whether a failed accept may succeed later.
+func retryAccept(err error) bool {
+	for _, e := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
 
 // guardConn checks the framing of every byte read: a RESP multibulk
-// (*N, then N times $LEN and LEN bytes) or an inline line.
+// (*N, then N times $LEN and LEN bytes) or an inline line. It hands redcon
+// whole commands only, and holds the bytes of an unfinished one itself
+// (within the server's -max-pending budget): redcon parses its whole
+// buffer again on every read, so a client dripping bytes into a large
+// command would otherwise cost a parse of all of it per read. Each byte is
+// scanned here once. Before AUTH, one command is handed at a time, so that
+// the commands after AUTH are checked against the limits of an
+// authenticated client, as Redis does.
 type guardConn struct {
 	net.Conn
-	s                       *Server
-	maxArgs, maxBulk        int
-	maxCmd                  int
+	s      *Server
+	lim    cmdLimits
+	authed bool
+
+	hold    []byte       // bytes read and not handed to redcon yet
+	ready   int          // hold[:ready] are whole commands
+	scanned int          // hold[:scanned] have been scanned
+	held    atomic.Int64 // bytes of the budget hold takes
+	readErr error        // the read error to return once hold is handed
+
 	st                      uint8
 	n                       int // number being parsed
 	digits                  int
@@ -58,28 +104,128 @@ const (
 
 var errGuard = errors.New("protocol error")
 
-func (g *guardConn) Read(b []byte) (int, error) {
-	if g.failed != nil {
-		return 0, g.failed
-	}
-	n, err := g.Conn.Read(b)
-	if n > 0 {
-		g.s.stats.netIn.Add(uint64(n))
-		if msg := g.scan(b[:n]); msg != "" {
-			g.failed = errGuard
-			g.s.stats.protoErrs.Add(1)
-			g.s.clientError(g.RemoteAddr().String(), msg)
-			g.Conn.SetWriteDeadline(time.Now().Add(time.Second))
-			g.Conn.Write([]byte("-ERR Protocol error: " + msg + "\r\n"))
-			return 0, g.failed
-		}
-	}
-	return n, err
+// authenticated lifts the limits before AUTH; the handler calls it on the
+// goroutine that reads, between two reads.
+func (g *guardConn) authenticated() {
+	g.lim, g.authed = limitsOf(&g.s.cfg), true
 }
 
-// scan advances the framing state over p and returns the error to send,
-// or "".
-func (g *guardConn) scan(p []byte) string {
+func (g *guardConn) Read(p []byte) (int, error) {
+	for {
+		if g.ready > 0 {
+			n := copy(p, g.hold[:g.ready])
+			g.ready -= n
+			g.scanned -= n
+			g.hold = g.hold[:copy(g.hold, g.hold[n:])]
+			if len(g.hold) == 0 && cap(g.hold) > 16<<10 {
+				g.release()
+			}
+			return n, nil
+		}
+		if g.failed != nil {
+			return 0, g.failed
+		}
+		if g.scanned < len(g.hold) {
+			msg, end, stop := g.scan(g.hold[g.scanned:])
+			if msg != "" {
+				return 0, g.fail(msg)
+			}
+			if end > 0 {
+				g.ready = g.scanned + end
+			}
+			g.scanned += stop
+			continue
+		}
+		if g.readErr != nil {
+			err := g.readErr
+			g.release()
+			return 0, err
+		}
+		if len(g.hold) == 0 {
+			// Nothing held: read straight into p, keep what follows the
+			// last whole command.
+			n, err := g.Conn.Read(p)
+			g.s.stats.netIn.Add(uint64(n))
+			msg, end, stop := g.scan(p[:n])
+			if msg != "" {
+				return 0, g.fail(msg)
+			}
+			if end < n {
+				if !g.room(n - end) {
+					return 0, g.fail(g.overBudget())
+				}
+				g.hold = append(g.hold, p[end:n]...)
+				g.scanned = stop - end
+			}
+			if end > 0 {
+				g.readErr = err
+				return end, nil
+			}
+			if err != nil {
+				g.release()
+				return 0, err
+			}
+			continue
+		}
+		// A command is unfinished: read more of it into hold.
+		if !g.room(4096) {
+			return 0, g.fail(g.overBudget())
+		}
+		n, err := g.Conn.Read(g.hold[len(g.hold):cap(g.hold)])
+		g.s.stats.netIn.Add(uint64(n))
+		g.hold = g.hold[:len(g.hold)+n]
+		g.readErr = err
+	}
+}
+
+// room makes hold able to take n more bytes, taking them from the budget.
+func (g *guardConn) room(n int) bool {
+	if cap(g.hold)-len(g.hold) >= n {
+		return true
+	}
+	c := max(2*cap(g.hold), len(g.hold)+n, 4096)
+	if !g.s.pending.take(int64(c - cap(g.hold))) {
+		return false
+	}
+	g.held.Add(int64(c - cap(g.hold)))
+	h := make([]byte, len(g.hold), c)
+	copy(h, g.hold)
+	g.hold = h
+	return true
+}
+
+// release gives hold's memory back (the bytes in it are dropped).
+func (g *guardConn) release() {
+	g.hold, g.ready, g.scanned = nil, 0, 0
+	g.s.pending.give(g.held.Swap(0))
+}
+
+func (g *guardConn) overBudget() string {
+	return fmt.Sprintf("unfinished commands of all clients over this server's limit of %d bytes (-max-pending)", g.s.cfg.MaxPending)
+}
+
+// fail sends msg as the protocol error that closes the connection.
+func (g *guardConn) fail(msg string) error {
+	g.failed = errGuard
+	g.release()
+	g.s.stats.protoErrs.Add(1)
+	g.s.clientError(g.RemoteAddr().String(), msg)
+	g.Conn.SetWriteDeadline(time.Now().Add(time.Second))
+	g.Conn.Write([]byte("-ERR Protocol error: " + msg + "\r\n"))
+	return g.failed
+}
+
+// Close closes the connection and gives its budget back (also when the
+// server closes it from another goroutine).
+func (g *guardConn) Close() error {
+	g.s.pending.give(g.held.Swap(0))
+	return g.Conn.Close()
+}
+
+// scan advances the framing state over p and returns the error to send
+// (or ""), the end of the last whole command in p, and how far it scanned:
+// all of p, or before AUTH the end of the first whole command.
+func (g *guardConn) scan(p []byte) (msg string, end, stop int) {
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch g.st {
@@ -98,27 +244,31 @@ func (g *guardConn) scan(p []byte) string {
 				j++
 			}
 			g.inline += j - i
-			if g.inline > maxInline {
-				return "too big inline request"
-			}
-			if j < len(p) {
-				g.st = stStart
+			if g.inline > g.lim.inline {
+				return "too big inline request", 0, 0
 			}
 			i = j
+			if j < len(p) {
+				g.st = stStart
+				end = j + 1
+				if !g.authed {
+					return "", end, end
+				}
+			}
 		case stCount, stLen:
 			if msg := g.digit(c); msg != "" {
-				return msg
+				return msg, 0, 0
 			}
 		case stCountLF, stLenLF:
 			if c != '\n' {
-				return "expected LF after the length"
+				return "expected LF after the length", 0, 0
 			}
 			if msg := g.length(); msg != "" {
-				return msg
+				return msg, 0, 0
 			}
 		case stDollar:
 			if c != '$' {
-				return fmt.Sprintf("expected '$', got '%c'", c)
+				return fmt.Sprintf("expected '$', got '%c'", c), 0, 0
 			}
 			g.st, g.n, g.digits, g.neg = stLen, 0, 0, false
 		case stData:
@@ -130,11 +280,15 @@ func (g *guardConn) scan(p []byte) string {
 				g.st = stDollar
 				if g.args == 0 {
 					g.st = stStart
+					end = i + 1
+					if !g.authed {
+						return "", end, end
+					}
 				}
 			}
 		}
 	}
-	return ""
+	return "", end, len(p)
 }
 
 // digit takes one byte of a *N or $LEN header.
@@ -170,8 +324,8 @@ func (g *guardConn) length() string {
 		if g.neg || g.n == 0 {
 			return "invalid multibulk length"
 		}
-		if g.n > g.maxArgs {
-			return fmt.Sprintf("%d arguments in one command, over this server's limit of %d (-max-args)", g.n, g.maxArgs)
+		if msg := g.lim.count(g.n, g.authed); msg != "" {
+			return msg
 		}
 		g.args, g.st = g.n, stDollar
 		return ""
@@ -179,13 +333,34 @@ func (g *guardConn) length() string {
 	if g.neg {
 		return "invalid bulk length"
 	}
-	if g.n > g.maxBulk {
-		return fmt.Sprintf("argument of %d bytes, over this server's limit of %d (-max-bulk)", g.n, g.maxBulk)
-	}
 	g.cmd += g.n + 16
-	if g.cmd > g.maxCmd {
-		return fmt.Sprintf("command of more than %d bytes, over this server's limit (-max-command)", g.maxCmd)
+	if msg := g.lim.bulkLen(g.n, g.cmd, g.authed); msg != "" {
+		return msg
 	}
 	g.left, g.st = g.n+2, stData
 	return ""
+}
+
+// gone reports whether the client has closed the connection, for a long
+// command to stop early (KEYS over many names). It looks without blocking
+// for more than a millisecond; bytes that arrived are kept for the reader.
+// Call it only from the handler (the goroutine that reads).
+func (g *guardConn) gone() bool {
+	if g.readErr != nil || g.failed != nil {
+		return true
+	}
+	if len(g.hold) > 0 || !g.room(512) {
+		return false // input is waiting: the client is there
+	}
+	g.Conn.SetReadDeadline(time.Now().Add(time.Millisecond))
+	n, err := g.Conn.Read(g.hold[len(g.hold):min(cap(g.hold), len(g.hold)+512)])
+	g.Conn.SetReadDeadline(time.Time{})
+	g.s.stats.netIn.Add(uint64(n))
+	g.hold = g.hold[:len(g.hold)+n]
+	var ne net.Error
+	if err != nil && !(errors.As(err, &ne) && ne.Timeout()) {
+		g.readErr = err
+		return true
+	}
+	return false
 }

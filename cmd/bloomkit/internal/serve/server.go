@@ -38,6 +38,7 @@ type Config struct {
 	MaxArgs        int    // arguments in one command
 	MaxBulk        int    // bytes in one argument
 	MaxCommand     int    // bytes in one command
+	MaxPending     int64  // bytes of unfinished commands held for all clients together
 	MaxFilterBytes uint64 // size of a filter the server creates or grows
 	MaxDirBytes    uint64 // filter files in DIR together, for creates; 0: no limit
 	JournalBytes   uint64 // keys kept per written filter to replay into a publish
@@ -60,6 +61,7 @@ func Defaults() Config {
 		MaxArgs:        1 << 20,
 		MaxBulk:        1 << 20,
 		MaxCommand:     64 << 20,
+		MaxPending:     256 << 20,
 		MaxFilterBytes: 4 << 30,
 		JournalBytes:   64 << 20,
 		FixedVariant:   "partitioned",
@@ -89,6 +91,7 @@ type Server struct {
 
 	stats   stats
 	clients atomic.Int64
+	pending budget // unfinished commands the guards hold (-max-pending)
 
 	ctx      context.Context // done at Shutdown
 	stop     context.CancelFunc
@@ -127,6 +130,8 @@ func New(cfg Config) (*Server, error) {
 		s.log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	s.errLimit.every = time.Second / 10
+	s.pending.max = cfg.MaxPending
+	s.fitClients(nofileLimit())
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	empty := map[string]*entry{}
 	s.keys.Store(&empty)
@@ -142,6 +147,23 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// reservedFDs are the descriptors kept for other uses than clients (the
+// listener, filter files, logs), as Redis keeps 32.
+const reservedFDs = 32
+
+// fitClients lowers -max-clients to what the descriptor limit allows, as
+// Redis does, so that a client over it gets "max number of clients
+// reached" instead of hanging in an accept that fails with EMFILE.
+func (s *Server) fitClients(nofile uint64) {
+	if nofile == 0 || uint64(s.cfg.MaxClients)+reservedFDs <= nofile {
+		return
+	}
+	n := max(int(min(nofile, 1<<30))-reservedFDs, 1)
+	s.log.Warn("-max-clients lowered to fit the descriptor limit; raise ulimit -n for more",
+		"max_clients", n, "asked", s.cfg.MaxClients, "nofile", nofile, "reserved", reservedFDs)
+	s.cfg.MaxClients = n
+}
+
 func (c *Config) check() error {
 	switch {
 	case c.FsyncInterval <= 0:
@@ -150,6 +172,8 @@ func (c *Config) check() error {
 		return fmt.Errorf("-watch-interval %v: want a positive duration", c.WatchInterval)
 	case c.MaxClients < 1, c.MaxArgs < 3, c.MaxBulk < 64, c.MaxCommand < c.MaxBulk:
 		return fmt.Errorf("limits too small: -max-clients >= 1, -max-args >= 3, -max-bulk >= 64, -max-command >= -max-bulk")
+	case c.MaxPending < int64(c.MaxCommand):
+		return fmt.Errorf("-max-pending %d: want at least -max-command (%d), or no client could send a command that large", c.MaxPending, c.MaxCommand)
 	case !(c.DefaultRate > 0 && c.DefaultRate < 1) || c.DefaultCap == 0:
 		return fmt.Errorf("default filter: want a capacity >= 1 and a rate in (0,1)")
 	}
