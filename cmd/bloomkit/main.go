@@ -131,7 +131,7 @@ func runWith(args []string, std stdio) int {
 		defer catchSignals()()
 	}
 	err = exec(rest)
-	if out.err != nil && (err == nil || errors.As(err, new(exitError))) {
+	if out.err != nil && err == nil {
 		err = out.failure() // a command that printed and went on
 	}
 	if err != nil {
@@ -144,7 +144,7 @@ func runWith(args []string, std stdio) int {
 			fmt.Fprintf(stderr, "bloomkit %s: %v\n", args[0], sig)
 			return sig.exitCode()
 		}
-		if c.signals && errors.Is(err, syscall.EPIPE) {
+		if (c.signals || errors.Is(out.err, syscall.EPIPE)) && errors.Is(err, syscall.EPIPE) {
 			return 128 + int(syscall.SIGPIPE) // stdout was closed: quiet, as the default action
 		}
 		fmt.Fprintf(stderr, "bloomkit %s: %s\n", args[0], oneLine(err))
