@@ -47,6 +47,9 @@ func (b *builder) run(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkVariantTarget("the build", v.tag, b.out, b.ff.alloc.force); err != nil {
+		return err
+	}
 	src := b.std.lineSource(args, b.maxLine, "building")
 	if v.tag == mmapstore.Fuse {
 		return b.runFuse(src)
