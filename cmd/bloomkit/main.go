@@ -48,7 +48,7 @@ var commands = map[string]command{
 		usage: "FILE [KEY...] [-f KEYFILE]...", setup: addCommand, signals: true},
 	"bench": {summary: "compare the filter variants on generated keys: speed, bits per key, measured rate",
 		setup: benchCommand},
-	"build": {summary: "build a filter file from keys and publish it atomically (counts the keys first when -n is absent)",
+	"build": {summary: "build a filter file from keys and publish it atomically (without -n, sized for the distinct keys, estimated in a first pass)",
 		usage: "-o FILE [KEYFILE...]", setup: buildCommand, signals: true},
 	"common": {summary: "print the lines present in every file, exactly (a line c_i times in file i is printed min(c_i) times, in the last file's order), for files much larger than memory",
 		usage: "FILE1 FILE2 [FILE3 ...]", setup: commonCommand},
