@@ -21,9 +21,10 @@ import (
 // file, but the kernel drops its lock, so the next build of the same
 // target tells the files of dead writers from live ones by trying the lock,
 // and removes the dead ones (RELIABILITY.md: the next run cleans what
-// SIGKILL leaves). A complete, sealed filter file (a finished copy that
-// publish or union is about to rename, between CopyTemp and Replace) is
-// left alone, locked or not.
+// SIGKILL leaves). A complete, sealed filter file is left alone, locked or
+// not: a finished copy that publish or union is about to rename (between
+// CopyTemp and Replace), or a stream WriteFileAtomic has written and closed
+// (every variant's WriteFile writes a sealed stream) before its rename.
 
 // openTemp creates a new temporary file for a build of base in dir and
 // locks it. A stale-file sweep of another process may open a file in the
