@@ -1,7 +1,6 @@
 package mmapstore
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -12,18 +11,13 @@ import (
 )
 
 // createTemp makes the temporary file for a build of target, beside it
-// (in dir, named "."+base+".tmp-*"), with target's permission bits, owner
-// and group when it exists (see CreateTemp), else 0666 less the umask.
+// (in dir, named "."+base+".tmp-*"), locked (see openTemp), with target's
+// permission bits, owner and group when it exists (see CreateTemp), else
+// 0666 less the umask. It first removes the temporary files of earlier
+// builds of target whose writers died (see removeStaleTemps).
 func createTemp(dir, base, target string) (*os.File, error) {
-	var f *os.File
-	var err error
-	for try := 0; try < 100; try++ {
-		name := filepath.Join(dir, "."+base+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
-		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if !errors.Is(err, fs.ErrExist) {
-			break
-		}
-	}
+	removeStaleTemps(dir, base) // left by writers killed with SIGKILL
+	f, err := openTemp(dir, base)
 	if err != nil {
 		return nil, fmt.Errorf("mmapstore: create temporary file for %s: %w", target, err)
 	}
@@ -33,6 +27,11 @@ func createTemp(dir, base, target string) (*os.File, error) {
 		return nil, fmt.Errorf("mmapstore: %s: %w", f.Name(), err)
 	}
 	return f, nil
+}
+
+// tempName is a new name for a temporary file of a build of base in dir.
+func tempName(dir, base string) string {
+	return filepath.Join(dir, "."+base+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
 }
 
 // takeOwnership gives f the permission bits of the file at target, and its

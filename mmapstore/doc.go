@@ -105,5 +105,7 @@
 //     disk space both, until its goroutine uses it again or calls Idle or
 //     Close; Live cannot take it back.
 //   - A build interrupted by a crash leaves its temporary file (".NAME.tmp-*"
-//     beside the target); the target itself is never harmed.
+//     beside the target) until the next CreateTemp or CopyTemp for the same
+//     target, which removes it on Unix (its writer's flock is gone); the
+//     target itself is never harmed.
 package mmapstore

@@ -5,11 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/hll"
 	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/lines"
 	"github.com/bloomkit/bloomkit/mmapstore"
 	"github.com/bloomkit/bloomkit/partitioned"
@@ -34,6 +36,9 @@ type builder struct {
 	maxLine int
 	strict  *bool
 	fuse    fuseFlags
+	// lines is the number of keys the counting pass read (repeats
+	// included), when -n was counted: the building pass must read as many.
+	lines uint64
 }
 
 func (b *builder) run(args []string) error {
@@ -45,6 +50,9 @@ func (b *builder) run(args []string) error {
 	}
 	v, err := b.ff.check()
 	if err != nil {
+		return err
+	}
+	if err := checkVariantTarget("the build", v.tag, b.out, b.ff.alloc.force); err != nil {
 		return err
 	}
 	src := b.std.lineSource(args, b.maxLine, "building")
@@ -75,11 +83,11 @@ func (b *builder) run(args []string) error {
 		return err
 	}
 	added, fresh, err := b.fill(f, v, src, counted)
-	if err == nil && counted && added != b.ff.n.n {
+	if err == nil && counted && added != b.lines {
 		err = b.changed(added)
 	}
 	if err == nil && counted && read.Sum64() != first {
-		err = fmt.Errorf("the input changed while it was read: %d keys counted, then as many other bytes read; %s left as it was", b.ff.n.n, b.out)
+		err = fmt.Errorf("the input changed while it was read: %d keys counted, then as many other bytes read; %s left as it was", b.lines, b.out)
 	}
 	if err != nil {
 		f.Close() // discards the temporary file
@@ -129,19 +137,31 @@ func (b *builder) count(src *lineSource, args []string, read io.Writer) (spools 
 	src.label = "counting"
 	// From here on (the spools made), both passes hash what they read.
 	src.tap = func(r io.Reader) io.Reader { return io.TeeReader(r, read) }
-	if b.ff.n.n, err = src.count(); err != nil {
+	lines, distinct, err := src.count()
+	if err != nil {
 		return spools, err
 	}
-	if b.ff.n.n == 0 {
+	if lines == 0 {
 		return spools, fmt.Errorf("no keys in the input")
 	}
+	b.lines, b.ff.n.n = lines, capacityFor(distinct.Estimate(), lines)
 	src.label = "building"
 	return spools, nil
 }
 
+// capacityFor is the capacity a counted build is sized for: the estimate
+// of the distinct keys (a filter holds each key once, so repeated lines
+// take no room) plus 4 standard errors of the sketch (3.2%), so that the
+// true number is above it with a chance below 1e-4, and never more than
+// the lines read.
+func capacityFor(estimate float64, lines uint64) uint64 {
+	n := uint64(math.Ceil(estimate * (1 + 4*hll.StdError())))
+	return max(min(n, lines), 1)
+}
+
 // changed is the error of an input that gave another count the second time.
 func (b *builder) changed(added uint64) error {
-	return fmt.Errorf("the input changed while it was read: %d keys counted, then %d read; %s left as it was", b.ff.n.n, added, b.out)
+	return fmt.Errorf("the input changed while it was read: %d keys counted, then %d read; %s left as it was", b.lines, added, b.out)
 }
 
 // fill adds the keys of src to the new filter f, watching its capacity; a
@@ -172,8 +192,8 @@ func (b *builder) fill(f filter, v *variant, src *lineSource, counted bool) (add
 		return res.split(c, hasher, bld != nil || many != nil)
 	}, func(_ *lines.Chunk, res *keyBatch) error {
 		if many != nil {
-			if counted && added+uint64(len(res.keys)) > b.ff.n.n {
-				return b.changed(b.ff.n.n + 1)
+			if counted && added+uint64(len(res.keys)) > b.lines {
+				return b.changed(b.lines + 1)
 			}
 			var n uint64
 			if parts != nil {
@@ -187,7 +207,7 @@ func (b *builder) fill(f filter, v *variant, src *lineSource, counted bool) (add
 			return nil
 		}
 		for i, key := range res.keys {
-			if counted && added == b.ff.n.n {
+			if counted && added == b.lines {
 				return b.changed(added + 1)
 			}
 			if err := watch.before(f, key); err != nil {

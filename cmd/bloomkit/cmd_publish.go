@@ -66,14 +66,21 @@ func checkPublishTarget(src, dst string, sh mmapstore.Header, force bool) error 
 	if st, err := os.Stat(dst); err == nil && !st.Mode().IsRegular() {
 		return fmt.Errorf("%s: not a regular file or a folder", dst)
 	}
+	return checkVariantTarget(src, sh.Variant, dst, force)
+}
+
+// checkVariantTarget refuses to replace dst, a filter file of another
+// variant than tag, with what (a file, or the filter a command writes),
+// unless force: publish, build -o and union -o alike. A dst that is not a
+// filter file (missing, or damaged) is no obstacle: replacing it is what a
+// good build is for.
+func checkVariantTarget(what string, tag mmapstore.Variant, dst string, force bool) error {
 	dh, err := mmapstore.ReadHeader(dst)
-	if err != nil || force || dh.Variant == sh.Variant {
-		// Missing, damaged or foreign: replaced, which is what a publish
-		// of a good build is for.
+	if err != nil || force || dh.Variant == tag {
 		return nil
 	}
-	return fmt.Errorf("%s is a %s filter and %s a %s one: a server of %s would refuse every reload (-force publishes anyway)",
-		src, sh.Variant, dst, dh.Variant, dst)
+	return fmt.Errorf("%s is a %s filter and %s a %s one: a server of %s would refuse every reload (-force replaces it anyway)",
+		what, tag, dst, dh.Variant, dst)
 }
 
 // verifyCopy checks the copy at path as Open does and against its payload

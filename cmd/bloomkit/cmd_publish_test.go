@@ -59,3 +59,33 @@ func TestPublishInterrupted(t *testing.T) {
 		require.Equal(t, "old\tpresent\n", bk(t, dir, "", "test", "-no-verify", "served.bloom", "old").ok(t))
 	}
 }
+
+// TestBuildOverOtherVariantIsRefused replays issue 36 row 6: `bloomkit
+// build -variant fuse -o DIR/allow.bloom` over a served standard filter
+// exited 0 without -force, unlike publish, and the server then refused the
+// new file and kept answering from the old one. build -o and union -o now
+// refuse a target of another variant as publish does, before reading any
+// input, and -force replaces it.
+func TestBuildOverOtherVariantIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "srv"), 0o755))
+	bk(t, dir, "old\n", "build", "-o", "srv/allow.bloom").ok(t)
+	bk(t, dir, "new\n", "build", "-variant", "fuse", "-o", "srv/allow.bloom").fails(t,
+		"the build is a fuse filter", "srv/allow.bloom a standard one", "-force")
+	bk(t, dir, "new\n", "build", "-variant", "partitioned", "-n", "10", "-o", "srv/allow.bloom").fails(t,
+		"the build is a partitioned filter", "srv/allow.bloom a standard one", "-force")
+	require.Equal(t, "old\tpresent\n", bk(t, dir, "", "test", "srv/allow.bloom", "old").ok(t), "left as it was")
+	require.Equal(t, []string{"allow.bloom"}, dirNames(t, filepath.Join(dir, "srv")), "nothing left beside it")
+
+	bk(t, dir, "a\n", "build", "-variant", "partitioned", "-n", "10", "-o", "p1.bloom").ok(t)
+	bk(t, dir, "b\n", "build", "-variant", "partitioned", "-n", "10", "-o", "p2.bloom").ok(t)
+	bk(t, dir, "", "union", "-o", "srv/allow.bloom", "p1.bloom", "p2.bloom").fails(t,
+		"the union is a partitioned filter", "srv/allow.bloom a standard one", "-force")
+	require.Equal(t, "old\tpresent\n", bk(t, dir, "", "test", "srv/allow.bloom", "old").ok(t), "left as it was")
+
+	bk(t, dir, "new\n", "build", "-force", "-variant", "fuse", "-o", "srv/allow.bloom").ok(t)
+	require.Contains(t, bk(t, dir, "", "info", "srv/allow.bloom").ok(t), "variant        fuse")
+	bk(t, dir, "", "union", "-force", "-o", "srv/allow.bloom", "p1.bloom", "p2.bloom").ok(t)
+	require.Contains(t, bk(t, dir, "", "info", "srv/allow.bloom").ok(t), "variant        partitioned")
+	bk(t, dir, "c\n", "build", "-variant", "partitioned", "-n", "10", "-o", "srv/allow.bloom").ok(t) // same variant: no -force
+}

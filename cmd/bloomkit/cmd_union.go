@@ -14,6 +14,7 @@ import (
 func unionCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	out := fs.String("o", "", "the filter file to write (replaced atomically if it exists)")
 	strict := strictFlag(fs)
+	force := fs.Bool("force", false, "replace an OUT that is a filter file of another variant (a server that maps OUT as the old variant then refuses every reload)")
 	return func(args []string) (err error) {
 		if *out == "" {
 			return fmt.Errorf("missing -o OUT")
@@ -44,6 +45,9 @@ func unionCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 				return fmt.Errorf("%s (%s, m=%d, k=%d, seed=%d) does not match %s (%s, m=%d, k=%d, seed=%d): union needs equal geometry",
 					p, h.Variant, h.M, h.K, h.Seed, args[0], first.Variant, first.M, first.K, first.Seed)
 			}
+		}
+		if err := checkVariantTarget("the union", first.Variant, *out, *force); err != nil {
+			return err
 		}
 		// A copy made as a rebuild's temporary file: the target's mode and
 		// owner (or the umask for a new target).

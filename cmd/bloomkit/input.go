@@ -221,7 +221,7 @@ func (s *lineSource) openIdle(name string, idle func() error) (io.ReadCloser, in
 			return io.NopCloser(stoppableReader{s.stdin}), -1, nil
 		}
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			return io.NopCloser(stoppableReader{f}), -1, nil
+			return io.NopCloser(stoppableReader{watchSize(f, st)}), -1, nil
 		}
 		a := newAsyncReader(func() (*os.File, error) { return f, nil }, false)
 		a.idle = idle
@@ -237,11 +237,65 @@ func (s *lineSource) openIdle(name string, idle func() error) (io.ReadCloser, in
 		return nil, 0, err
 	}
 	size := int64(-1)
+	var r io.Reader = f
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 		size = st.Size()
+		r = watchSize(f, st)
 	}
-	return readCloser{stoppableReader{f}, f}, size, nil
+	return readCloser{stoppableReader{r}, f}, size, nil
 }
+
+// sizeWatch reads a regular file to its end and then checks that it did
+// not change while it was read: a file truncated under the reader (cut
+// mid-line by its writer, or emptied by a rotation) or appended to would
+// otherwise end in a silent partial answer, its cut last line taken as a
+// key. The bytes read must be the bytes the file held when it was opened
+// (from the offset it was opened at, for stdin) and still holds.
+type sizeWatch struct {
+	f          *os.File
+	start, end int64 // the offsets of the first and the last byte + 1 at open
+	read       int64
+}
+
+// watchSize is f, of stat st, read through a sizeWatch; f unchanged when
+// its offset cannot be told, or its size is 0: the files of /proc and /sys
+// say 0 and hold what is read from them (the two passes of build -n still
+// compare what they read).
+func watchSize(f *os.File, st os.FileInfo) io.Reader {
+	off, err := f.Seek(0, io.SeekCurrent)
+	if err != nil || st.Size() == 0 {
+		return f
+	}
+	return &sizeWatch{f: f, start: off, end: st.Size()}
+}
+
+func (w *sizeWatch) Read(p []byte) (int, error) {
+	n, err := w.f.Read(p)
+	w.read += int64(n)
+	if err == io.EOF {
+		if cerr := w.check(); cerr != nil {
+			return n, cerr
+		}
+	}
+	return n, err
+}
+
+// check compares the bytes read with the file's size at open and now.
+func (w *sizeWatch) check() error {
+	st, err := w.f.Stat()
+	if err != nil {
+		return readError{err}
+	}
+	want := w.end - w.start
+	if w.read == want && st.Size() == w.end {
+		return nil
+	}
+	return readError{fmt.Errorf("%w: %d bytes when opened, %d read, %d now (truncated or appended to while it was read)",
+		errChangedWhileRead, want, w.read, st.Size()-w.start)}
+}
+
+// errChangedWhileRead: a regular file's size changed while it was read.
+var errChangedWhileRead = errors.New("the file changed while it was read")
 
 type readCloser struct {
 	io.Reader

@@ -17,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sort"
 	"strings"
@@ -47,7 +48,7 @@ var commands = map[string]command{
 		usage: "FILE [KEY...] [-f KEYFILE]...", setup: addCommand, signals: true},
 	"bench": {summary: "compare the filter variants on generated keys: speed, bits per key, measured rate",
 		setup: benchCommand},
-	"build": {summary: "build a filter file from keys and publish it atomically (counts the keys first when -n is absent)",
+	"build": {summary: "build a filter file from keys and publish it atomically (without -n, sized for the distinct keys, estimated in a first pass)",
 		usage: "-o FILE [KEYFILE...]", setup: buildCommand, signals: true},
 	"common": {summary: "print the lines present in every file, exactly (a line c_i times in file i is printed min(c_i) times, in the last file's order), for files much larger than memory",
 		usage: "FILE1 FILE2 [FILE3 ...]", setup: commonCommand},
@@ -88,6 +89,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // runWith runs the command args name with std and returns the exit status.
 func runWith(args []string, std stdio) int {
+	out := &checkedWriter{w: std.out}
+	std.out = out
 	stdout, stderr := std.out, std.err
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
@@ -96,7 +99,7 @@ func runWith(args []string, std stdio) int {
 				c.setup(fs, std)
 				fs.SetOutput(stdout)
 				fs.Usage()
-				return 0
+				return out.status(stderr)
 			}
 		}
 		if len(args) == 0 {
@@ -104,7 +107,7 @@ func runWith(args []string, std stdio) int {
 			return 2
 		}
 		usage(stdout)
-		return 0
+		return out.status(stderr)
 	}
 	c, ok := commands[args[0]]
 	if !ok {
@@ -119,7 +122,7 @@ func runWith(args []string, std stdio) int {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stdout)
 			fs.Usage()
-			return 0
+			return out.status(stderr)
 		}
 		fmt.Fprintf(stderr, "bloomkit %s: %v (see 'bloomkit %s -h'; put -- before an argument that starts with -)\n", args[0], err, args[0])
 		return 2
@@ -127,7 +130,11 @@ func runWith(args []string, std stdio) int {
 	if c.signals {
 		defer catchSignals()()
 	}
-	if err := exec(rest); err != nil {
+	err = exec(rest)
+	if out.err != nil && err == nil {
+		err = out.failure() // a command that printed and went on
+	}
+	if err != nil {
 		var e exitError
 		if errors.As(err, &e) {
 			return e.code
@@ -137,13 +144,52 @@ func runWith(args []string, std stdio) int {
 			fmt.Fprintf(stderr, "bloomkit %s: %v\n", args[0], sig)
 			return sig.exitCode()
 		}
-		if c.signals && errors.Is(err, syscall.EPIPE) {
+		if (c.signals || errors.Is(out.err, syscall.EPIPE)) && errors.Is(err, syscall.EPIPE) {
 			return 128 + int(syscall.SIGPIPE) // stdout was closed: quiet, as the default action
 		}
 		fmt.Fprintf(stderr, "bloomkit %s: %s\n", args[0], oneLine(err))
 		return 2
 	}
 	return 0
+}
+
+// checkedWriter is stdout as every command writes it: it keeps the first
+// write error, so that output lost to a full disk (> /dev/full), a closed
+// pipe or an I/O error is exit 2 and one line, not exit 0, even when the
+// command printed with fmt.Fprintf and did not look at the error.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err != nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// status is the exit status of help printed to c: 0, or 2 with one line
+// when it could not be written.
+func (c *checkedWriter) status(stderr io.Writer) int {
+	if c.err != nil {
+		fmt.Fprintf(stderr, "bloomkit: %v\n", c.failure())
+		return 2
+	}
+	return 0
+}
+
+// failure is the write error, naming stdout once.
+func (c *checkedWriter) failure() error {
+	var pe *fs.PathError
+	if errors.As(c.err, &pe) {
+		return c.err // "write /dev/stdout: no space left on device"
+	}
+	return fmt.Errorf("write stdout: %w", c.err)
 }
 
 // oneLine is err's message on one line. Errors joined from parallel work

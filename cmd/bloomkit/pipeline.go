@@ -2,11 +2,13 @@ package main
 
 import (
 	"github.com/bloomkit/bloomkit"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/hll"
 	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/lines"
 	"github.com/bloomkit/bloomkit/counting"
 	"github.com/bloomkit/bloomkit/partitioned"
 	"github.com/bloomkit/bloomkit/scalable"
 	"github.com/bloomkit/bloomkit/standard"
+	"github.com/zeebo/xxh3"
 )
 
 // eachChunk reads the inputs of s through the line pipeline (package
@@ -88,18 +90,29 @@ func (b *keyBatch) split(c *lines.Chunk, f digester, hash bool) error {
 	return l.Err()
 }
 
-// count counts the keys of s (for sizing a filter), on every core.
-func (s *lineSource) count() (uint64, error) {
+// count counts the keys of s and sketches how many are distinct (for
+// sizing a filter), hashing them on every core.
+func (s *lineSource) count() (uint64, *hll.Sketch, error) {
 	var n uint64
-	err := eachChunk(s, func(c *lines.Chunk, res *uint64) error {
-		*res = 0
+	distinct := new(hll.Sketch)
+	type counted struct {
+		hashes []uint64
+	}
+	err := eachChunk(s, func(c *lines.Chunk, res *counted) error {
+		res.hashes = res.hashes[:0]
 		l := c.Lines()
-		for _, ok := l.Next(); ok; _, ok = l.Next() {
-			*res++
+		for line, ok := l.Next(); ok; line, ok = l.Next() {
+			res.hashes = append(res.hashes, xxh3.Hash(line))
 		}
 		return l.Err()
-	}, func(_ *lines.Chunk, res *uint64) error { n += *res; return nil })
-	return n, err
+	}, func(_ *lines.Chunk, res *counted) error {
+		n += uint64(len(res.hashes))
+		for _, h := range res.hashes {
+			distinct.Add(h)
+		}
+		return nil
+	})
+	return n, distinct, err
 }
 
 // keyChunks is keyFlags.each through the pipeline: arg is called with each

@@ -126,7 +126,7 @@ func TestTestAndBuildThroughThePipeline(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "keys.txt"), keys.String())
 	writeFile(t, filepath.Join(dir, "probe.txt"), probe.String())
 	for _, variant := range []string{"standard", "counting", "partitioned", "scalable"} {
-		bkIn(t, dir, "", "build", "-variant", variant, "-n", "5000", "-p", "1e-9", "-o", "b.bloom", "keys.txt").ok(t)
+		bkIn(t, dir, "", "build", "-force", "-variant", variant, "-n", "5000", "-p", "1e-9", "-o", "b.bloom", "keys.txt").ok(t) // -force: over the last variant's
 		bkIn(t, dir, "", "create", "-variant", variant, "-n", "5000", "-p", "1e-9", "a.bloom").ok(t)
 		bkIn(t, dir, "", "add", "a.bloom", "-f", "keys.txt").ok(t)
 		require.Equal(t, want.String(), bkIn(t, dir, "", "test", "b.bloom", "-f", "probe.txt").stdout, variant)
