@@ -26,7 +26,7 @@ type allocFlags struct {
 }
 
 func (af *allocFlags) define(fs *flag.FlagSet) {
-	fs.BoolVar(&af.force, "force", false, "allocate the filter file even if it is larger than the free disk space or the memory of this machine; build: replace an -o that is a filter file of another variant (a server that maps it as the old variant then refuses every reload)")
+	fs.BoolVar(&af.force, "force", false, "allocate the filter file even if it is larger than the free disk space or the memory of this machine; build: replace an -o that is a filter file of another variant (a program that opens it as the old variant then refuses it)")
 	fs.BoolVar(&af.verbose, "v", false, "print the size of the filter file before allocating it (always printed on a terminal)")
 }
 

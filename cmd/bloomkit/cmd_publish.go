@@ -14,11 +14,13 @@ import (
 // copies SRC into a temporary file beside DST (DST's mode and owner),
 // verifies the copy against its payload checksum, and renames it over DST.
 // A DST that is a folder receives SRC under its own name. A DST holding a
-// filter of another variant is refused unless -force: a server of the old
-// variant would refuse every reload of the new one. A signal during the
+// filter of another variant is refused unless -force: its readers would
+// get another kind of filter (a fuse filter takes no adds, and a program
+// that opens DST as the old variant refuses the new one; bloomkit serve
+// takes either). A signal during the
 // copy or the check removes the temporary file and leaves DST as it was.
 func publishCommand(flags *flag.FlagSet, std stdio) func([]string) error {
-	force := flags.Bool("force", false, "publish over a filter file of another variant (a server that maps DST as the old variant then refuses every reload)")
+	force := flags.Bool("force", false, "publish over a filter file of another variant (a program that opens DST as the old variant then refuses it)")
 	return func(args []string) (err error) {
 		if len(args) != 2 {
 			return fmt.Errorf("want SRC and DST, got %d arguments", len(args))
@@ -79,8 +81,8 @@ func checkVariantTarget(what string, tag mmapstore.Variant, dst string, force bo
 	if err != nil || force || dh.Variant == tag {
 		return nil
 	}
-	return fmt.Errorf("%s is a %s filter and %s a %s one: a server of %s would refuse every reload (-force replaces it anyway)",
-		what, tag, dst, dh.Variant, dst)
+	return fmt.Errorf("%s is a %s filter and %s a %s one: its readers would get another kind of filter, and a program that opens it as a %s filter refuses it (-force replaces it anyway)",
+		what, tag, dst, dh.Variant, dh.Variant)
 }
 
 // verifyCopy checks the copy at path as Open does and against its payload

@@ -14,7 +14,7 @@ import (
 func unionCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	out := fs.String("o", "", "the filter file to write (replaced atomically if it exists)")
 	strict := strictFlag(fs)
-	force := fs.Bool("force", false, "replace an OUT that is a filter file of another variant (a server that maps OUT as the old variant then refuses every reload)")
+	force := fs.Bool("force", false, "replace an OUT that is a filter file of another variant (a program that opens OUT as the old variant then refuses it)")
 	return func(args []string) (err error) {
 		if *out == "" {
 			return fmt.Errorf("missing -o OUT")
