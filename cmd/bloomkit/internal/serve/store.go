@@ -102,6 +102,13 @@ func (s *Server) putLocked(e *entry) {
 // drop stops serving e (its file is gone or deleted).
 func (s *Server) drop(e *entry) {
 	s.mu.Lock()
+	s.dropLocked(e)
+	s.mu.Unlock()
+	s.retire(e.cur.Swap(nil))
+}
+
+// dropLocked takes e out of the key map (s.mu held).
+func (s *Server) dropLocked(e *entry) {
 	old := *s.keys.Load()
 	if old[e.name] == e {
 		m := make(map[string]*entry, len(old))
@@ -112,9 +119,10 @@ func (s *Server) drop(e *entry) {
 		}
 		s.keys.Store(&m)
 	}
-	s.mu.Unlock()
-	s.retire(e.cur.Swap(nil))
 }
+
+// get returns the entry served under key, or nil.
+func (s *Server) get(key string) *entry { return (*s.keys.Load())[key] }
 
 // retire closes a Live no longer current once lookups that loaded it just
 // before the swap are done with it (they recover and retry otherwise).
@@ -250,24 +258,50 @@ func (s *Server) names() ([]string, error) {
 	return out, nil
 }
 
-// remove deletes key name's file (DEL).
+// remove deletes key name's file (DEL). The file is unlinked while the
+// entry's write lock is held and before the entry is dropped: a writer
+// waiting on that lock then finds the entry dead, looks the key up again
+// and creates a fresh file, rather than reopening the file about to be
+// unlinked and acknowledging adds into a deleted inode. With no entry, the
+// unlink happens under s.mu, so no lookup opens the file meanwhile.
 func (s *Server) remove(name []byte) (bool, error) {
 	if err := checkName(name); err != nil {
 		return false, err
 	}
 	key := string(name)
-	if e := (*s.keys.Load())[key]; e != nil {
-		e.wmu.Lock()
-		s.drop(e)
-		e.wmu.Unlock()
+	for {
+		e := s.get(key)
+		if e != nil {
+			e.wmu.Lock()
+			s.mu.Lock()
+			if s.get(key) != e {
+				s.mu.Unlock()
+				e.wmu.Unlock()
+				continue
+			}
+		} else {
+			s.mu.Lock()
+			if s.get(key) != nil {
+				s.mu.Unlock()
+				continue
+			}
+		}
+		err := os.Remove(s.pathOf(key))
+		if e != nil {
+			s.dropLocked(e)
+		}
+		s.mu.Unlock()
+		if e != nil {
+			s.retire(e.cur.Swap(nil))
+			e.wmu.Unlock()
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		s.log.Info("deleted", "key", key)
+		return true, nil
 	}
-	err := os.Remove(s.pathOf(key))
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	s.log.Info("deleted", "key", key)
-	return true, nil
 }
