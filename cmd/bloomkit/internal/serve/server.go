@@ -227,6 +227,9 @@ func (s *Server) every(ctx context.Context, d time.Duration, f func()) {
 func (s *Server) syncAll() {
 	for _, e := range *s.keys.Load() {
 		if err := s.syncEntry(e); err != nil {
+			if e.cur.Load() == nil {
+				continue // deleted or closed meanwhile: nothing to make durable
+			}
 			s.stats.syncErrs.Add(1)
 			s.log.Error("sync failed", "key", e.name, "err", err)
 		}

@@ -292,6 +292,9 @@ func (s *Server) remove(name []byte) (bool, error) {
 		}
 		s.mu.Unlock()
 		if e != nil {
+			// Dead: a rescan that still holds e must not take the next
+			// file at the path for a publish over it (checkWriter).
+			e.writable.Store(false)
 			s.retire(e.cur.Swap(nil))
 			e.wmu.Unlock()
 		}

@@ -46,7 +46,7 @@ func startServed(t testing.TB, dir string, cfg map[string]any) *served {
 		cmd.Process.Kill()
 		<-p.done
 		if t.Failed() {
-			t.Logf("server log (tail):\n%s", tail(p.logs.String(), 4000))
+			t.Logf("server log (tail):\n%s", grepLines(p.logs.String(), "level=WARN", "level=ERROR"))
 		}
 	})
 	rd := bufio.NewReader(out)
@@ -164,4 +164,18 @@ func TestDelThenAddUnderConcurrentAdds(t *testing.T) {
 		require.Zero(t, strings.Count(logs, bad), "log lines with %q", bad)
 	}
 	require.Zero(t, lostReplies.Load(), "adds refused during the race")
+}
+
+// grepLines returns the lines of s holding any of subs.
+func grepLines(s string, subs ...string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		for _, sub := range subs {
+			if strings.Contains(l, sub) {
+				out = append(out, l)
+				break
+			}
+		}
+	}
+	return tail(strings.Join(out, "\n"), 6000)
 }
