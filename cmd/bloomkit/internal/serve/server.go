@@ -90,6 +90,10 @@ type Server struct {
 	stats   stats
 	clients atomic.Int64
 
+	// running counts the commands executing; stopBit is set once the stop
+	// began, after which no command starts (see enter and Shutdown).
+	running atomic.Int64
+
 	ctx      context.Context // done at Shutdown
 	stop     context.CancelFunc
 	runMu    sync.Mutex // orders the start of the loops before Shutdown's wait
@@ -191,6 +195,13 @@ func (s *Server) Serve(ctx context.Context) error {
 // than once, and from another goroutine than Serve's.
 func (s *Server) Shutdown() {
 	s.shutOnce.Do(func() {
+		// No command starts from here on; those running finish before
+		// the filters are synced and sealed, so nothing is created or
+		// acknowledged after the seal pass.
+		s.running.Or(stopBit)
+		for s.running.Load() != stopBit {
+			time.Sleep(time.Millisecond)
+		}
 		s.runMu.Lock()
 		s.stop() // no loop starts after this
 		s.runMu.Unlock()
@@ -208,6 +219,28 @@ func (s *Server) Shutdown() {
 		s.closeRetired(true)
 		s.log.Info("stopped", "commands", s.stats.commands.Load(), "connections", s.stats.conns.Load())
 	})
+}
+
+const stopBit = 1 << 62
+
+// enter admits a command unless the stop began; leave must follow an
+// admitted one.
+func (s *Server) enter() bool {
+	if s.running.Add(1)&stopBit != 0 {
+		s.running.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (s *Server) leave() { s.running.Add(-1) }
+
+// refuseStopping answers a command that arrived after the stop began (a
+// pipeline's tail): an error, never an acknowledgement, and the
+// connection is closed.
+func (s *Server) refuseStopping(c redcon.Conn) {
+	c.WriteError("ERR server is shutting down; command not run")
+	c.Close()
 }
 
 func (s *Server) every(ctx context.Context, d time.Duration, f func()) {
