@@ -275,3 +275,48 @@ func TestSigtermDuringPipelinedCreation(t *testing.T) {
 	}
 	t.Logf("%d files, %d acknowledged creations", len(ents), n)
 }
+
+// TestSymlinkedKeyAfterKill replays issue 36 row 9: a key whose file is a
+// symlink (DIR/k.bloom -> elsewhere) is written, the server is killed with
+// kill -9 and started again. The key must answer (its synced adds there)
+// and take adds; before the fix the restart sealed only regular files and
+// every command on the key got "payload checksum not current", for good.
+func TestSymlinkedKeyAfterKill(t *testing.T) {
+	root := t.TempDir()
+	dir, store := filepath.Join(root, "served"), filepath.Join(root, "store")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	require.NoError(t, os.Mkdir(store, 0o755))
+	ctx := context.Background()
+	p := startServed(t, store, nil)
+	c := p.client(t, 1)
+	require.NoError(t, c.BFReserve(ctx, "real", 0.01, 1000).Err())
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, <-p.done)
+	p.done <- nil
+	require.NoError(t, os.Symlink(filepath.Join(store, "real.bloom"), filepath.Join(dir, "k.bloom")))
+
+	p = startServed(t, dir, nil)
+	c = p.client(t, 1)
+	items := keyRange("s-", 200)
+	for _, k := range items {
+		require.NoError(t, c.BFAdd(ctx, "k", k).Err())
+	}
+	time.Sleep(400 * time.Millisecond) // several sync intervals (100 ms)
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGKILL))
+	<-p.done
+	p.done <- nil
+	h, err := mmapstore.ReadHeader(filepath.Join(dir, "k.bloom"))
+	require.NoError(t, err)
+	require.False(t, h.ChecksumCurrent(), "the kill should leave the file unsealed (else the test shows nothing)")
+
+	p = startServed(t, dir, nil)
+	r := dialRaw(t, p.addr)
+	for _, k := range items {
+		require.Equal(t, ":1", r.do("BF.EXISTS", "k", k), "after kill -9 and restart, %s", k)
+	}
+	require.Equal(t, ":1", r.do("BF.ADD", "k", "after-restart"))
+	fi, err := os.Lstat(filepath.Join(dir, "k.bloom"))
+	require.NoError(t, err)
+	require.NotZero(t, fi.Mode()&os.ModeSymlink, "the key is still a link")
+	require.Contains(t, p.logs.String(), "file whose writer was killed sealed")
+}
