@@ -2,6 +2,7 @@ package serve
 
 import (
 	"errors"
+	"log/slog"
 	"strconv"
 	"strings"
 
@@ -135,7 +136,7 @@ func (s *Server) insert(c redcon.Conn, key []byte, items [][]byte, sp spec, crea
 		}
 		isNew, err := h.add(k)
 		if err != nil {
-			s.log.Error("add refused", "key", e.name, "err", err)
+			s.logRefusal(slog.LevelError, "add refused", "key", e.name, "err", err)
 			failed = errInsert + ": " + err.Error()
 			break
 		}

@@ -90,6 +90,8 @@ type Server struct {
 	stats   stats
 	clients atomic.Int64
 
+	refused refusals // rate limits of repeating refusals' log lines
+
 	// running counts the commands executing; stopBit is set once the stop
 	// began, after which no command starts (see enter and Shutdown).
 	running atomic.Int64
@@ -264,7 +266,7 @@ func (s *Server) syncAll() {
 				continue // deleted or closed meanwhile: nothing to make durable
 			}
 			s.stats.syncErrs.Add(1)
-			s.log.Error("sync failed", "key", e.name, "err", err)
+			s.logRefusal(slog.LevelError, "sync failed", "key", e.name, "err", err)
 		}
 	}
 }

@@ -320,3 +320,62 @@ func TestSymlinkedKeyAfterKill(t *testing.T) {
 	require.NotZero(t, fi.Mode()&os.ModeSymlink, "the key is still a link")
 	require.Contains(t, p.logs.String(), "file whose writer was killed sealed")
 }
+
+// TestRefusedAddsLogBounded replays issue 36 row 11: once a filter may not
+// grow (-max-filter-bytes), two clients keep adding new items; every add
+// is refused. The log must not get a line per refusal (before: 256,806
+// ERROR lines in 8 s): at most one line per refusalEvery, each with the
+// count of lines suppressed since the previous one.
+func TestRefusedAddsLogBounded(t *testing.T) {
+	dir := t.TempDir()
+	p := startServed(t, dir, map[string]any{"MaxFilterBytes": 64 << 10})
+	ctx := context.Background()
+	c := p.client(t, 4)
+	require.NoError(t, c.BFReserve(ctx, "k", 0.01, 100).Err())
+	full := false
+	for i := 0; i < 100000 && !full; i += 100 {
+		items := make([]any, 100)
+		for j := range items {
+			items[j] = fmt.Sprintf("fill-%d", i+j)
+		}
+		_, err := c.BFMAdd(ctx, "k", items...).Result()
+		full = err != nil && strings.Contains(err.Error(), "growth limit reached")
+	}
+	require.True(t, full, "the filter never reached -max-filter-bytes")
+	begin := time.Now()
+	var refusals atomic.Int64
+	var wg sync.WaitGroup
+	for ci := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := dialRaw(t, p.addr)
+			for i := range 3000 {
+				if strings.HasPrefix(r.do("BF.ADD", "k", fmt.Sprintf("new-%d-%d", ci, i)), "-ERR problem inserting") {
+					refusals.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(begin)
+	time.Sleep(2 * refusalEvery)
+	r := dialRaw(t, p.addr)
+	r.do("BF.ADD", "k", "one-more") // the line that reports the last suppressed ones
+	logs := p.logs.String()
+	lines := strings.Count(logs, `msg="add refused"`)
+	require.Greater(t, refusals.Load(), int64(5000), "most adds are refused")
+	bound := int(elapsed/refusalEvery) + 3
+	require.LessOrEqual(t, lines, bound, "%d refusals in %v gave %d log lines", refusals.Load(), elapsed, lines)
+	suppressed := 0
+	for _, l := range strings.Split(logs, "\n") {
+		if strings.Contains(l, `msg="add refused"`) {
+			var n int
+			fmt.Sscan(l[strings.Index(l, "suppressed_since_last=")+len("suppressed_since_last="):], &n)
+			suppressed += n
+		}
+	}
+	// The fill's last BF.MADD and "one-more" were refused too.
+	require.Equal(t, int(refusals.Load())+2, lines+suppressed, "every refusal is a line or counted in one")
+	t.Logf("%d refusals in %v: %d log lines, %d suppressed", refusals.Load(), elapsed, lines, suppressed)
+}
