@@ -18,6 +18,13 @@ const (
 	errInsert   = "ERR problem inserting into filter"
 )
 
+// maxExpansion bounds EXPANSION. RedisBloom 2.6 bounds a Bloom filter's
+// only from below (>= 1) and a cuckoo filter's at 32768 (CF_MAX_EXPANSION);
+// bloomkit takes that bound for both: one growth by up to 32768 times is
+// more than a client needs, and -max-filter-bytes and -max-dir-bytes bound
+// what each growth may take (checked at every growth).
+const maxExpansion = 32768
+
 // keyError replies the error of a lookup or create.
 func (s *Server) keyError(c redcon.Conn, err error) {
 	switch {
@@ -250,8 +257,8 @@ func parseReserve(s *Server, args [][]byte) (spec, string) {
 		if e < 1 {
 			return sp, "ERR expansion should be greater or equal to 1"
 		}
-		if e > 1e6 {
-			return sp, "ERR expansion over this server's limit of 1000000"
+		if e > maxExpansion {
+			return sp, "ERR expansion over this server's limit of " + strconv.Itoa(maxExpansion)
 		}
 		sp.expansion = uint64(e)
 	}

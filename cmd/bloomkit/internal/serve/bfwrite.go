@@ -73,7 +73,7 @@ func cmdInsert(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 		arity(c, cl)
 		return
 	}
-	if sp.errorRate <= 0 || sp.errorRate >= 1 || sp.capacity < 1 || sp.expansion < 1 || sp.expansion > 1e6 {
+	if sp.errorRate <= 0 || sp.errorRate >= 1 || sp.capacity < 1 || sp.expansion < 1 || sp.expansion > maxExpansion {
 		c.WriteError("Bad argument received")
 		return
 	}

@@ -101,7 +101,7 @@ func (s *Server) openWriter(e *entry) error {
 	var l *live
 	for try := 0; ; try++ {
 		l, err = mmapstore.NewLive(e.path, func(p string) (*handle, error) {
-			return openHandle(p, true, s.cfg.MaxFilterBytes)
+			return openHandle(p, true, s.cfg.MaxFilterBytes, s.growCheck()...)
 		}, mmapstore.TrustFirstFile())
 		// A publisher holds its lock for a moment after the rename.
 		if !errors.Is(err, mmapstore.ErrLocked) || try == 10 {
@@ -145,7 +145,7 @@ func (s *Server) checkWriter(e *entry) {
 	}
 	replayed := 0
 	l, err := mmapstore.NewLive(e.path, func(p string) (*handle, error) {
-		h, err := openHandle(p, true, s.cfg.MaxFilterBytes)
+		h, err := openHandle(p, true, s.cfg.MaxFilterBytes, s.growCheck()...)
 		if err != nil {
 			return nil, err
 		}

@@ -77,8 +77,9 @@ func wrap(f filter, v mmapstore.Variant, writable bool) *handle {
 
 // openHandle opens the filter file at path whatever its variant, read-only
 // or for writing (one writer process per file: mmapstore.ErrLocked).
-// maxBytes caps the growth of a scalable filter opened for writing.
-func openHandle(path string, writable bool, maxBytes uint64) (*handle, error) {
+// maxBytes caps the growth of a scalable filter opened for writing; extra
+// are more options for it (the server's growth check).
+func openHandle(path string, writable bool, maxBytes uint64, extra ...scalable.Option) (*handle, error) {
 	hdr, err := mmapstore.ReadHeader(path)
 	if err != nil {
 		return nil, err
@@ -94,9 +95,9 @@ func openHandle(path string, writable bool, maxBytes uint64) (*handle, error) {
 	case mmapstore.Scalable:
 		open := func(p string) (*scalable.Filter, error) {
 			if maxBytes > 0 {
-				return scalable.Open(p, scalable.WithMaxBytes(maxBytes))
+				extra = append(extra, scalable.WithMaxBytes(maxBytes))
 			}
-			return scalable.Open(p)
+			return scalable.Open(p, extra...)
 		}
 		f, err = pick(writable, path, open, scalable.OpenReadOnly)
 	default:
@@ -126,9 +127,9 @@ type spec struct {
 // createHandle makes the new filter file at path (which must not exist):
 // a scalable filter for a scaling spec, else the fixed variant the server
 // was configured with (partitioned unless -fixed-variant says otherwise).
-func createHandle(path string, s spec, fixed mmapstore.Variant, maxBytes uint64) (*handle, error) {
+func createHandle(path string, s spec, fixed mmapstore.Variant, maxBytes uint64, extra ...scalable.Option) (*handle, error) {
 	if s.scaling {
-		opts := []scalable.Option{scalable.WithGrowth(float64(s.expansion))}
+		opts := append([]scalable.Option{scalable.WithGrowth(float64(s.expansion))}, extra...)
 		if maxBytes > 0 {
 			opts = append(opts, scalable.WithMaxBytes(maxBytes))
 		}

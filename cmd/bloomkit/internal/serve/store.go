@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bloomkit/bloomkit/mmapstore"
+	"github.com/bloomkit/bloomkit/scalable"
 )
 
 // Suffix is the file name suffix of a filter: key NAME is DIR/NAME.bloom.
@@ -188,7 +189,7 @@ func (s *Server) create(name []byte, sp spec) (*entry, error) {
 				est, used+est, s.cfg.MaxDirBytes)
 		}
 	}
-	h, err := createHandle(path, sp, s.fixed, s.cfg.MaxFilterBytes)
+	h, err := createHandle(path, sp, s.fixed, s.cfg.MaxFilterBytes, s.growCheck()...)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, errExists
@@ -201,7 +202,7 @@ func (s *Server) create(name []byte, sp spec) (*entry, error) {
 			h, first = first, nil
 			return h, nil
 		}
-		return openHandle(p, true, s.cfg.MaxFilterBytes)
+		return openHandle(p, true, s.cfg.MaxFilterBytes, s.growCheck()...)
 	}, mmapstore.TrustFirstFile())
 	if err != nil {
 		h.Close()
@@ -218,6 +219,28 @@ func (s *Server) create(name []byte, sp spec) (*entry, error) {
 }
 
 var errExists = errors.New("item exists")
+
+// growCheck is the check a scalable filter the server writes makes before
+// each growth: -max-dir-bytes holds for growth as for creation. A refused
+// growth is retried by the next add that needs it (space may be freed).
+// Two filters growing at once may both pass: the folder can exceed the
+// limit by one stage.
+func (s *Server) growCheck() []scalable.Option {
+	if s.cfg.MaxDirBytes == 0 {
+		return nil
+	}
+	return []scalable.Option{scalable.WithGrowCheck(func(stage uint64) error {
+		used, err := dirBytes(s.cfg.Dir)
+		if err != nil {
+			return err
+		}
+		if used+stage > s.cfg.MaxDirBytes {
+			return fmt.Errorf("a new stage of %d bytes would take the folder to %d bytes, over the limit of %d (-max-dir-bytes)",
+				stage, used+stage, s.cfg.MaxDirBytes)
+		}
+		return nil
+	})}
+}
 
 // dirBytes is the space the filter files in dir take.
 func dirBytes(dir string) (uint64, error) {
