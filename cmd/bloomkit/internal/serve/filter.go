@@ -33,10 +33,18 @@ type handle struct {
 	many func(keys [][]byte, found []bool) []bool
 	// sc is set for scalable filters: stages, growth, TryAdd.
 	sc *scalable.Filter
+	// onClose, if set, is called once the filter is closed (keys.go).
+	onClose func()
 }
 
 // Close closes the filter; for a writable one it seals the file (checksum).
-func (h *handle) Close() error { return h.f.Close() }
+func (h *handle) Close() error {
+	err := h.f.Close()
+	if h.onClose != nil {
+		h.onClose()
+	}
+	return err
+}
 
 // ReadOnly tells mmapstore.Live whether this server is the file's writer:
 // a file it opened for writing is not sealed while it serves it.

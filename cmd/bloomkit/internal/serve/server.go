@@ -47,6 +47,12 @@ type Config struct {
 	DefaultRate  float64
 
 	Logger *slog.Logger // nil: a text logger on stderr
+
+	// MaxOpenKeys bounds the keys open at once (a descriptor and a mapping
+	// each): the least recently used beyond it are closed, and reopened by
+	// their next command. 0: DefaultMaxOpenKeys. At most half of
+	// RLIMIT_NOFILE in any case.
+	MaxOpenKeys int
 }
 
 // Defaults returns the configuration `bloomkit serve` starts from.
@@ -78,7 +84,10 @@ type Server struct {
 	start time.Time
 
 	mu   sync.Mutex // guards changes to keys (creates, opens, drops)
-	keys atomic.Pointer[map[string]*entry]
+	keys keyMap
+
+	openLimitOnce sync.Once
+	openLimit     int64
 
 	retMu   sync.Mutex
 	retired []retiredLive
@@ -134,8 +143,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.errLimit.every = time.Second / 10
 	s.ctx, s.stop = context.WithCancel(context.Background())
-	empty := map[string]*entry{}
-	s.keys.Store(&empty)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return nil, err
@@ -210,14 +217,14 @@ func (s *Server) Shutdown() {
 		s.rs.Close()
 		s.ln.Close()
 		s.loops.Wait()
-		for _, e := range *s.keys.Load() {
+		s.each(func(e *entry) {
 			e.wmu.Lock()
 			if err := s.syncEntry(e); err != nil {
 				s.log.Error("sync failed at shutdown", "key", e.name, "err", err)
 			}
 			s.retire(e.cur.Swap(nil))
 			e.wmu.Unlock()
-		}
+		})
 		s.closeRetired(true)
 		s.log.Info("stopped", "commands", s.stats.commands.Load(), "connections", s.stats.conns.Load())
 	})
@@ -260,28 +267,34 @@ func (s *Server) every(ctx context.Context, d time.Duration, f func()) {
 }
 
 func (s *Server) syncAll() {
-	for _, e := range *s.keys.Load() {
+	s.each(func(e *entry) {
 		if err := s.syncEntry(e); err != nil {
 			if e.cur.Load() == nil {
-				continue // deleted or closed meanwhile: nothing to make durable
+				return // deleted or closed meanwhile: nothing to make durable
 			}
 			s.stats.syncErrs.Add(1)
 			s.logRefusal(slog.LevelError, "sync failed", "key", e.name, "err", err)
 		}
-	}
+	})
 }
 
 // rescan picks up publishes and removals of the files being served.
 func (s *Server) rescan() {
 	s.closeRetired(false)
-	for _, e := range *s.keys.Load() {
+	s.each(func(e *entry) {
 		if e.writable.Load() {
 			s.checkWriter(e)
-			continue
+			return
 		}
+		// Under the write lock, which the switch to writing holds: a Live
+		// of a file open for writing is not reloaded as a read-only one.
+		if !e.wmu.TryLock() {
+			return // busy: the next rescan
+		}
+		defer e.wmu.Unlock()
 		l := e.cur.Load()
-		if l == nil {
-			continue
+		if l == nil || e.writable.Load() {
+			return
 		}
 		swapped, err := l.Reload()
 		switch {
@@ -295,7 +308,7 @@ func (s *Server) rescan() {
 		case err != nil && !errors.Is(err, mmapstore.ErrClosed):
 			s.refusedOnce(e.path, err)
 		}
-	}
+	})
 }
 
 // refusedOnce logs a file that cannot be served, once per distinct error.

@@ -56,16 +56,26 @@ func (s *Server) pathOf(name string) string { return filepath.Join(s.cfg.Dir, na
 // lookup returns the entry for key name, opening its file read-only (O(1))
 // if it exists and is not served yet; errNoKey if there is no file.
 func (s *Server) lookup(name []byte) (*entry, error) {
-	if e := (*s.keys.Load())[string(name)]; e != nil {
+	if e := s.get(string(name)); e != nil {
 		return e, nil
 	}
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
+	e, err := s.open(string(name))
+	if e != nil {
+		s.evictIdle()
+	}
+	return e, err
+}
+
+// open serves key's file read-only, unless it is served already.
+func (s *Server) open(key string) (*entry, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := string(name)
-	if e := (*s.keys.Load())[key]; e != nil {
+	for s.waitClosingLocked(key) {
+	}
+	if e := s.get(key); e != nil {
 		return e, nil
 	}
 	path := s.pathOf(key)
@@ -85,19 +95,8 @@ func (s *Server) lookup(name []byte) (*entry, error) {
 	e := &entry{name: key, path: path}
 	e.cur.Store(l)
 	s.putLocked(e)
-	s.log.Info("serving", "key", key, "file", path)
+	s.log.Debug("serving", "key", key, "file", path)
 	return e, nil
-}
-
-// putLocked adds e to the copy-on-write key map (s.mu held).
-func (s *Server) putLocked(e *entry) {
-	old := *s.keys.Load()
-	m := make(map[string]*entry, len(old)+1)
-	for k, v := range old {
-		m[k] = v
-	}
-	m[e.name] = e
-	s.keys.Store(&m)
 }
 
 // drop stops serving e (its file is gone or deleted).
@@ -107,23 +106,6 @@ func (s *Server) drop(e *entry) {
 	s.mu.Unlock()
 	s.retire(e.cur.Swap(nil))
 }
-
-// dropLocked takes e out of the key map (s.mu held).
-func (s *Server) dropLocked(e *entry) {
-	old := *s.keys.Load()
-	if old[e.name] == e {
-		m := make(map[string]*entry, len(old))
-		for k, v := range old {
-			if v != e {
-				m[k] = v
-			}
-		}
-		s.keys.Store(&m)
-	}
-}
-
-// get returns the entry served under key, or nil.
-func (s *Server) get(key string) *entry { return (*s.keys.Load())[key] }
 
 // retire closes a Live no longer current once lookups that loaded it just
 // before the swap are done with it (they recover and retry otherwise).
@@ -169,11 +151,21 @@ func (s *Server) create(name []byte, sp spec) (*entry, error) {
 		return nil, fmt.Errorf("a filter of capacity %d at rate %g needs %d bytes, over the limit of %d per filter (-max-filter-bytes)",
 			sp.capacity, sp.errorRate, est, s.cfg.MaxFilterBytes)
 	}
+	e, err := s.createLocked(name, sp, est)
+	if e != nil {
+		s.evictIdle()
+	}
+	return e, err
+}
+
+func (s *Server) createLocked(name []byte, sp spec, est uint64) (*entry, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := string(name)
 	path := s.pathOf(key)
-	if (*s.keys.Load())[key] != nil {
+	for s.waitClosingLocked(key) {
+	}
+	if s.get(key) != nil {
 		return nil, errExists
 	}
 	if _, err := os.Lstat(path); err == nil {
@@ -316,9 +308,10 @@ func (s *Server) remove(name []byte) (bool, error) {
 		s.mu.Unlock()
 		if e != nil {
 			// Dead: a rescan that still holds e must not take the next
-			// file at the path for a publish over it (checkWriter).
-			e.writable.Store(false)
+			// file at the path for a publish over it (checkWriter), nor
+			// reload its Live as a read-only one's: no Live first.
 			s.retire(e.cur.Swap(nil))
+			e.writable.Store(false)
 			e.wmu.Unlock()
 		}
 		if errors.Is(err, fs.ErrNotExist) {

@@ -52,7 +52,7 @@ func startServed(t testing.TB, dir string, cfg map[string]any) *served {
 		cmd.Process.Kill()
 		<-p.done
 		if t.Failed() {
-			t.Logf("server log (tail):\n%s", grepLines(p.logs.String(), "level=WARN", "level=ERROR"))
+			t.Logf("server log (tail):\n%s", grepLines(p.logs.String(), "level=WARN", "level=ERROR", "level=INFO"))
 		}
 	})
 	rd := bufio.NewReader(out)
