@@ -38,9 +38,13 @@ type Filter struct {
 	limitErr atomic.Pointer[error] // why the filter stopped growing, once it did
 	// growErr is limitErr when growth failed rather than met a limit the
 	// caller set (the disk or the memory refused): Sync and Close return it.
-	growErr  atomic.Pointer[error]
-	readOnly bool
-	store    filebacked.Store // the mapped file; zero for an in-memory filter
+	// It is not sticky: the next add that needs a stage tries again (the
+	// disk may have been freed), and a growth that succeeds clears it
+	// unless Add overfilled the full stage meanwhile.
+	growErr    atomic.Pointer[error]
+	overfilled atomic.Bool // Add put keys in a full stage growth could not follow
+	readOnly   bool
+	store      filebacked.Store // the mapped file; zero for an in-memory filter
 }
 
 // stage is one blocked sub-filter, and the one record of its geometry: its
@@ -150,6 +154,11 @@ func (f *Filter) newStage(i int) (*stage, error) {
 	}
 	if mf := f.store.File(); mf != nil {
 		f.recordCounts() // the header Grow writes says the full stage is full
+		if f.cfg.growCheck != nil {
+			if err := f.cfg.growCheck(bytes); err != nil {
+				return nil, &growFailure{fmt.Errorf("%w: stage %d (%d bytes): %w", ErrLimit, i, bytes, err)}
+			}
+		}
 		words, err := mf.Stages().Grow(g)
 		if err != nil {
 			return nil, &growFailure{fmt.Errorf("%w: stage %d: %w", ErrLimit, i, err)}
@@ -228,8 +237,11 @@ func (f *Filter) add(d hashing.Digest, strict bool) (bool, error) {
 	last := st[len(st)-1]
 	if last.count.Load() >= last.capacity {
 		var err error
-		if last, err = f.addStage(last); err != nil && strict {
-			return false, err
+		if last, err = f.addStage(last); err != nil {
+			if strict {
+				return false, err
+			}
+			f.overfilled.Store(true)
 		}
 	}
 	if !last.filter().Add(d) {
@@ -263,10 +275,14 @@ func (f *Filter) addStage(full *stage) (*stage, error) {
 		failed := errors.As(err, &gf)
 		err = fmt.Errorf("scalable: %w", err)
 		if failed {
-			f.growErr.Store(&err)
+			f.growErr.Store(&err) // retried by the next add that needs a stage
+			return full, err
 		}
 		f.limitErr.Store(&err)
 		return full, err
+	}
+	if !f.overfilled.Load() {
+		f.growErr.Store(nil)
 	}
 	next := append(append(make([]*stage, 0, len(st)+1), st...), s)
 	f.stages.Store(&next)
@@ -292,16 +308,19 @@ func (f *Filter) growthFailed() error {
 // Err returns nil while the filter can grow, and once it could not add a
 // stage it needed, the reason, wrapping ErrLimit: WithMaxStages, WithMaxBytes,
 // this machine's memory or the disk. From then on the filter does not try
-// to grow again (reopen a file to retry): Add overfills the newest stage and
-// TryAdd refuses keys. When the file could not grow (a full disk: the error
-// wraps ENOSPC as well), Sync and Close return this error too, so a caller
-// that used Add and checks only Close learns that the filter's rate is no
-// longer bounded.
+// to grow again after a limit (stages, WithMaxBytes, memory): Add overfills
+// the newest stage and TryAdd refuses keys. When the file could not grow (a
+// full disk: the error wraps ENOSPC as well, or WithGrowCheck refused), the
+// next add that needs a stage tries again, so adds resume once space is
+// freed; Err reports the failure until a growth succeeds. Sync and Close
+// return it too (and keep returning it once Add overfilled a stage), so a
+// caller that used Add and checks only Close learns that the filter's rate
+// is no longer bounded.
 func (f *Filter) Err() error {
 	if e := f.limitErr.Load(); e != nil {
 		return *e
 	}
-	return nil
+	return f.growthFailed()
 }
 
 // Contains reports whether key may have been added; false means definitely

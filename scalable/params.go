@@ -39,6 +39,7 @@ type config struct {
 	tight     float64
 	maxStages int
 	maxBytes  uint64 // 0: no limit but memory (in-memory) or the disk (files)
+	growCheck func(stageBytes uint64) error
 }
 
 func defaultConfig() config {
@@ -73,6 +74,15 @@ func WithMaxStages(n int) Option { return func(c *config) { c.maxStages = n } }
 // cap but this machine's memory for an in-memory filter and the disk for a
 // file-backed one.
 func WithMaxBytes(b uint64) Option { return func(c *config) { c.maxBytes = b } }
+
+// WithGrowCheck sets a function a file-backed filter calls before it grows
+// the file by a stage of stageBytes bytes; an error refuses this growth
+// (TryAdd returns it, wrapping ErrLimit) but not the next one, which calls
+// the function again: a caller's limit on a resource others share, such as
+// the space of a folder. The function must not use the filter.
+func WithGrowCheck(check func(stageBytes uint64) error) Option {
+	return func(c *config) { c.growCheck = check }
+}
 
 // configure applies opts to c and checks the result.
 func configure(c config, opts []Option) (config, error) {

@@ -41,6 +41,7 @@ func serveCommand(fs *flag.FlagSet, std stdio) func(args []string) error {
 	fs.StringVar(&cfg.FixedVariant, "fixed-variant", cfg.FixedVariant, "variant of NONSCALING filters: partitioned, standard or counting")
 	fs.Uint64Var(&cfg.DefaultCap, "default-capacity", cfg.DefaultCap, "capacity of a filter created by BF.ADD/BF.MADD (RedisBloom: 100)")
 	fs.Float64Var(&cfg.DefaultRate, "default-error-rate", cfg.DefaultRate, "error rate of a filter created by BF.ADD/BF.MADD (RedisBloom: 0.01)")
+	fs.IntVar(&cfg.MaxOpenKeys, "max-open-keys", serve.DefaultMaxOpenKeys, "keys open at once (a descriptor and a mapping each); the least recently used beyond are closed (sealed if written) and reopened on next use; at most half of ulimit -n")
 	return func(args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("unexpected arguments %q: serve takes flags only", args)

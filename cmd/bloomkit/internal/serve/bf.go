@@ -18,6 +18,13 @@ const (
 	errInsert   = "ERR problem inserting into filter"
 )
 
+// maxExpansion bounds EXPANSION. RedisBloom 2.6 bounds a Bloom filter's
+// only from below (>= 1) and a cuckoo filter's at 32768 (CF_MAX_EXPANSION);
+// bloomkit takes that bound for both: one growth by up to 32768 times is
+// more than a client needs, and -max-filter-bytes and -max-dir-bytes bound
+// what each growth may take (checked at every growth).
+const maxExpansion = 32768
+
 // keyError replies the error of a lookup or create.
 func (s *Server) keyError(c redcon.Conn, err error) {
 	switch {
@@ -36,7 +43,7 @@ func cmdExists(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 		arity(c, cl)
 		return
 	}
-	e, err := s.lookup(args[1])
+	e, ls, err := s.acquireKey(args[1])
 	if errors.Is(err, errNoKey) {
 		s.stats.misses.Add(1)
 		c.WriteInt(0)
@@ -44,11 +51,6 @@ func cmdExists(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	}
 	if err != nil {
 		s.keyError(c, err)
-		return
-	}
-	ls, ok := e.acquire()
-	if !ok {
-		c.WriteInt(0)
 		return
 	}
 	hit := ls.Value().f.Contains(args[2])
@@ -59,6 +61,23 @@ func cmdExists(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	} else {
 		c.WriteInt(0)
 	}
+}
+
+// acquireKey returns a lease on key's filter. An entry found dead (its
+// key closed for the open-keys bound, deleted, or its file removed) is
+// looked up again: a closed key reopens, a deleted one is errNoKey. A
+// lookup never answers from a key's absence while its file is there.
+func (s *Server) acquireKey(key []byte) (*entry, *lease, error) {
+	for range 100 {
+		e, err := s.lookup(key)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ls, ok := e.acquire(); ok {
+			return e, ls, nil
+		}
+	}
+	return nil, nil, errors.New("key closed and reopened under the command 100 times; try again")
 }
 
 func (s *Server) count(e *entry, hit bool) {
@@ -75,18 +94,13 @@ func cmdMExists(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 		return
 	}
 	keys := args[2:]
-	e, err := s.lookup(args[1])
+	e, ls, err := s.acquireKey(args[1])
 	if err != nil && !errors.Is(err, errNoKey) {
 		s.keyError(c, err)
 		return
 	}
 	c.WriteArray(len(keys))
-	var ls *lease
-	ok := false
-	if e != nil {
-		ls, ok = e.acquire()
-	}
-	if !ok {
+	if err != nil {
 		for range keys {
 			c.WriteInt(0)
 		}
@@ -126,18 +140,13 @@ func cmdCard(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 // withFilter runs f on the filter of key; a missing key gets 0 (BF.CARD)
 // or "ERR not found".
 func withFilter(s *Server, c redcon.Conn, key []byte, zeroIfMissing bool, f func(*handle)) {
-	e, err := s.lookup(key)
+	_, ls, err := s.acquireKey(key)
 	if errors.Is(err, errNoKey) && zeroIfMissing {
 		c.WriteInt(0)
 		return
 	}
 	if err != nil {
 		s.keyError(c, err)
-		return
-	}
-	ls, ok := e.acquire()
-	if !ok {
-		s.keyError(c, errNoKey)
 		return
 	}
 	defer ls.Release()
@@ -250,8 +259,8 @@ func parseReserve(s *Server, args [][]byte) (spec, string) {
 		if e < 1 {
 			return sp, "ERR expansion should be greater or equal to 1"
 		}
-		if e > 1e6 {
-			return sp, "ERR expansion over this server's limit of 1000000"
+		if e > maxExpansion {
+			return sp, "ERR expansion over this server's limit of " + strconv.Itoa(maxExpansion)
 		}
 		sp.expansion = uint64(e)
 	}

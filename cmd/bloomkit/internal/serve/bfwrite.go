@@ -2,6 +2,7 @@ package serve
 
 import (
 	"errors"
+	"log/slog"
 	"strconv"
 	"strings"
 
@@ -72,7 +73,7 @@ func cmdInsert(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 		arity(c, cl)
 		return
 	}
-	if sp.errorRate <= 0 || sp.errorRate >= 1 || sp.capacity < 1 || sp.expansion < 1 || sp.expansion > 1e6 {
+	if sp.errorRate <= 0 || sp.errorRate >= 1 || sp.capacity < 1 || sp.expansion < 1 || sp.expansion > maxExpansion {
 		c.WriteError("Bad argument received")
 		return
 	}
@@ -135,7 +136,7 @@ func (s *Server) insert(c redcon.Conn, key []byte, items [][]byte, sp spec, crea
 		}
 		isNew, err := h.add(k)
 		if err != nil {
-			s.log.Error("add refused", "key", e.name, "err", err)
+			s.logRefusal(slog.LevelError, "add refused", "key", e.name, "err", err)
 			failed = errInsert + ": " + err.Error()
 			break
 		}

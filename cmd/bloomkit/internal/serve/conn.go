@@ -89,6 +89,11 @@ func (s *Server) handle(c redcon.Conn, cmd redcon.Command) {
 			c.Close()
 		}
 	}()
+	if !s.enter() {
+		s.refuseStopping(c)
+		return
+	}
+	defer s.leave()
 	s.stats.commands.Add(1)
 	name := cmd.Args[0]
 	cl.lower = append(cl.lower[:0], name...)

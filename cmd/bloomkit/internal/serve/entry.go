@@ -162,7 +162,7 @@ func (s *Server) openFollowed(e *entry, id fileID, replay [][]byte) (*live, int,
 	}
 	for try := 0; ; try++ {
 		l, err = mmapstore.NewLive(e.path, func(p string) (*handle, error) {
-			h, err := openHandle(p, true, s.cfg.MaxFilterBytes)
+			h, err := openHandle(p, true, s.cfg.MaxFilterBytes, s.growCheck()...)
 			if err != nil {
 				return nil, err
 			}

@@ -40,11 +40,19 @@ type handle struct {
 	// fol marks the file of a writable handle as followed through
 	// replaces (see entry.follow); nil for a read-only one.
 	fol *mmapstore.Follower
+	// onClose, if set, is called once the filter is closed (keys.go).
+	onClose func()
 }
 
 // Close closes the filter; for a writable one it seals the file (checksum)
 // and removes the follow mark.
-func (h *handle) Close() error { return errors.Join(h.f.Close(), h.fol.Close()) }
+func (h *handle) Close() error {
+	err := errors.Join(h.f.Close(), h.fol.Close())
+	if h.onClose != nil {
+		h.onClose()
+	}
+	return err
+}
 
 // ReadOnly tells mmapstore.Live whether this server is the file's writer:
 // a file it opened for writing is not sealed while it serves it.
@@ -104,8 +112,9 @@ func takesAdds(v mmapstore.Variant) bool { return v != mmapstore.Fuse }
 
 // openHandle opens the filter file at path whatever its variant, read-only
 // or for writing (one writer process per file: mmapstore.ErrLocked).
-// maxBytes caps the growth of a scalable filter opened for writing.
-func openHandle(path string, writable bool, maxBytes uint64) (*handle, error) {
+// maxBytes caps the growth of a scalable filter opened for writing; extra
+// are more options for it (the server's growth check).
+func openHandle(path string, writable bool, maxBytes uint64, extra ...scalable.Option) (*handle, error) {
 	hdr, err := mmapstore.ReadHeader(path)
 	if err != nil {
 		return nil, err
@@ -121,9 +130,9 @@ func openHandle(path string, writable bool, maxBytes uint64) (*handle, error) {
 	case mmapstore.Scalable:
 		open := func(p string) (*scalable.Filter, error) {
 			if maxBytes > 0 {
-				return scalable.Open(p, scalable.WithMaxBytes(maxBytes))
+				extra = append(extra, scalable.WithMaxBytes(maxBytes))
 			}
-			return scalable.Open(p)
+			return scalable.Open(p, extra...)
 		}
 		f, err = pick(writable, path, open, scalable.OpenReadOnly)
 	case mmapstore.Fuse:
@@ -161,9 +170,9 @@ type spec struct {
 // createHandle makes the new filter file at path (which must not exist):
 // a scalable filter for a scaling spec, else the fixed variant the server
 // was configured with (partitioned unless -fixed-variant says otherwise).
-func createHandle(path string, s spec, fixed mmapstore.Variant, maxBytes uint64) (*handle, error) {
+func createHandle(path string, s spec, fixed mmapstore.Variant, maxBytes uint64, extra ...scalable.Option) (*handle, error) {
 	if s.scaling {
-		opts := []scalable.Option{scalable.WithGrowth(float64(s.expansion))}
+		opts := append([]scalable.Option{scalable.WithGrowth(float64(s.expansion))}, extra...)
 		if maxBytes > 0 {
 			opts = append(opts, scalable.WithMaxBytes(maxBytes))
 		}

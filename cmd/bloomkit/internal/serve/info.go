@@ -81,7 +81,7 @@ func (s *Server) infoStats(b *strings.Builder) {
 
 func (s *Server) sumHits(hits bool) uint64 {
 	var n uint64
-	for _, e := range *s.keys.Load() {
+	for _, e := range s.keySnapshot() {
 		if hits {
 			n += e.hits.Load()
 		} else {
@@ -100,7 +100,7 @@ func (s *Server) infoKeyspace(b *strings.Builder) {
 // infoFilters writes one line per filter being served: variant, mode,
 // size, items, and the lookups, hits and swaps counted since start.
 func (s *Server) infoFilters(b *strings.Builder) {
-	m := *s.keys.Load()
+	m := s.keySnapshot()
 	names := make([]string, 0, len(m))
 	for n := range m {
 		names = append(names, n)

@@ -3,6 +3,7 @@ package serve
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -32,6 +33,12 @@ func childServer(dir string) int {
 	cfg := Defaults()
 	cfg.Dir, cfg.Addr = dir, "127.0.0.1:0"
 	cfg.FsyncInterval = 100 * time.Millisecond
+	if j := os.Getenv("BLOOMKIT_SERVE_CHILD_CFG"); j != "" {
+		if err := json.Unmarshal([]byte(j), &cfg); err != nil {
+			fmt.Println("ERROR", err)
+			return 2
+		}
+	}
 	s, err := New(cfg)
 	if err != nil {
 		fmt.Println("ERROR", err)

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,10 +25,13 @@ func (s *Server) recoverUnsealed() {
 		return // New checked the folder; lookups will report what is wrong
 	}
 	for _, d := range ents {
-		if !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), Suffix) || strings.HasPrefix(d.Name(), ".") {
+		if !strings.HasSuffix(d.Name(), Suffix) || strings.HasPrefix(d.Name(), ".") {
 			continue
 		}
 		path := filepath.Join(s.cfg.Dir, d.Name())
+		if !d.Type().IsRegular() && !isLinkToRegular(d, path) {
+			continue
+		}
 		h, err := mmapstore.ReadHeader(path)
 		if err != nil || h.ChecksumCurrent() {
 			continue
@@ -46,4 +50,15 @@ func (s *Server) recoverUnsealed() {
 		}
 		s.log.Warn("file whose writer was killed sealed (adds after its last sync may be lost)", "file", path, "keys", h.Count)
 	}
+}
+
+// isLinkToRegular reports whether d is a symlink to a regular file: a key
+// served through a link is written through it, so a kill leaves its target
+// unsealed like any written file, and it is sealed through the link.
+func isLinkToRegular(d fs.DirEntry, path string) bool {
+	if d.Type()&fs.ModeSymlink == 0 {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }

@@ -48,6 +48,12 @@ type Config struct {
 	DefaultRate  float64
 
 	Logger *slog.Logger // nil: a text logger on stderr
+
+	// MaxOpenKeys bounds the keys open at once (a descriptor and a mapping
+	// each): the least recently used beyond it are closed, and reopened by
+	// their next command. 0: DefaultMaxOpenKeys. At most half of
+	// RLIMIT_NOFILE in any case.
+	MaxOpenKeys int
 }
 
 // Defaults returns the configuration `bloomkit serve` starts from.
@@ -80,7 +86,10 @@ type Server struct {
 	start time.Time
 
 	mu   sync.Mutex // guards changes to keys (creates, opens, drops)
-	keys atomic.Pointer[map[string]*entry]
+	keys keyMap
+
+	openLimitOnce sync.Once
+	openLimit     int64
 
 	retMu   sync.Mutex
 	retired []retiredLive
@@ -92,6 +101,12 @@ type Server struct {
 	stats   stats
 	clients atomic.Int64
 	pending budget // unfinished commands the guards hold (-max-pending)
+
+	refused refusals // rate limits of repeating refusals' log lines
+
+	// running counts the commands executing; stopBit is set once the stop
+	// began, after which no command starts (see enter and Shutdown).
+	running atomic.Int64
 
 	ctx      context.Context // done at Shutdown
 	stop     context.CancelFunc
@@ -133,8 +148,6 @@ func New(cfg Config) (*Server, error) {
 	s.pending.max = cfg.MaxPending
 	s.fitClients(nofileLimit())
 	s.ctx, s.stop = context.WithCancel(context.Background())
-	empty := map[string]*entry{}
-	s.keys.Store(&empty)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return nil, err
@@ -215,13 +228,20 @@ func (s *Server) Serve(ctx context.Context) error {
 // than once, and from another goroutine than Serve's.
 func (s *Server) Shutdown() {
 	s.shutOnce.Do(func() {
+		// No command starts from here on; those running finish before
+		// the filters are synced and sealed, so nothing is created or
+		// acknowledged after the seal pass.
+		s.running.Or(stopBit)
+		for s.running.Load() != stopBit {
+			time.Sleep(time.Millisecond)
+		}
 		s.runMu.Lock()
 		s.stop() // no loop starts after this
 		s.runMu.Unlock()
 		s.rs.Close()
 		s.ln.Close()
 		s.loops.Wait()
-		for _, e := range *s.keys.Load() {
+		s.each(func(e *entry) {
 			e.wmu.Lock()
 			s.stopFollowing(e)
 			if err := s.syncEntry(e); err != nil {
@@ -229,10 +249,32 @@ func (s *Server) Shutdown() {
 			}
 			s.retire(e.cur.Swap(nil))
 			e.wmu.Unlock()
-		}
+		})
 		s.closeRetired(true)
 		s.log.Info("stopped", "commands", s.stats.commands.Load(), "connections", s.stats.conns.Load())
 	})
+}
+
+const stopBit = 1 << 62
+
+// enter admits a command unless the stop began; leave must follow an
+// admitted one.
+func (s *Server) enter() bool {
+	if s.running.Add(1)&stopBit != 0 {
+		s.running.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (s *Server) leave() { s.running.Add(-1) }
+
+// refuseStopping answers a command that arrived after the stop began (a
+// pipeline's tail): an error, never an acknowledgement, and the
+// connection is closed.
+func (s *Server) refuseStopping(c redcon.Conn) {
+	c.WriteError("ERR server is shutting down; command not run")
+	c.Close()
 }
 
 func (s *Server) every(ctx context.Context, d time.Duration, f func()) {
@@ -250,25 +292,34 @@ func (s *Server) every(ctx context.Context, d time.Duration, f func()) {
 }
 
 func (s *Server) syncAll() {
-	for _, e := range *s.keys.Load() {
+	s.each(func(e *entry) {
 		if err := s.syncEntry(e); err != nil {
+			if e.cur.Load() == nil {
+				return // deleted or closed meanwhile: nothing to make durable
+			}
 			s.stats.syncErrs.Add(1)
-			s.log.Error("sync failed", "key", e.name, "err", err)
+			s.logRefusal(slog.LevelError, "sync failed", "key", e.name, "err", err)
 		}
-	}
+	})
 }
 
 // rescan picks up publishes and removals of the files being served.
 func (s *Server) rescan() {
 	s.closeRetired(false)
-	for _, e := range *s.keys.Load() {
+	s.each(func(e *entry) {
 		if e.writable.Load() || e.followed.Load() {
 			s.checkWriter(e)
-			continue
+			return
 		}
+		// Under the write lock, which the switch to writing holds: a Live
+		// of a file open for writing is not reloaded as a read-only one.
+		if !e.wmu.TryLock() {
+			return // busy: the next rescan
+		}
+		defer e.wmu.Unlock()
 		l := e.cur.Load()
-		if l == nil {
-			continue
+		if l == nil || e.writable.Load() {
+			return
 		}
 		swapped, err := l.Reload()
 		switch {
@@ -282,7 +333,7 @@ func (s *Server) rescan() {
 		case err != nil && !errors.Is(err, mmapstore.ErrClosed):
 			s.refusedOnce(e.path, err)
 		}
-	}
+	})
 }
 
 // refusedOnce logs a file that cannot be served, once per distinct error.

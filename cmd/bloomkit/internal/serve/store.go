@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bloomkit/bloomkit/mmapstore"
+	"github.com/bloomkit/bloomkit/scalable"
 )
 
 // Suffix is the file name suffix of a filter: key NAME is DIR/NAME.bloom.
@@ -55,16 +56,26 @@ func (s *Server) pathOf(name string) string { return filepath.Join(s.cfg.Dir, na
 // lookup returns the entry for key name, opening its file read-only (O(1))
 // if it exists and is not served yet; errNoKey if there is no file.
 func (s *Server) lookup(name []byte) (*entry, error) {
-	if e := (*s.keys.Load())[string(name)]; e != nil {
+	if e := s.get(string(name)); e != nil {
 		return e, nil
 	}
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
+	e, err := s.open(string(name))
+	if e != nil {
+		s.evictIdle()
+	}
+	return e, err
+}
+
+// open serves key's file read-only, unless it is served already.
+func (s *Server) open(key string) (*entry, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := string(name)
-	if e := (*s.keys.Load())[key]; e != nil {
+	for s.waitClosingLocked(key) {
+	}
+	if e := s.get(key); e != nil {
 		return e, nil
 	}
 	path := s.pathOf(key)
@@ -84,34 +95,14 @@ func (s *Server) lookup(name []byte) (*entry, error) {
 	e := &entry{name: key, path: path}
 	e.cur.Store(l)
 	s.putLocked(e)
-	s.log.Info("serving", "key", key, "file", path)
+	s.log.Debug("serving", "key", key, "file", path)
 	return e, nil
-}
-
-// putLocked adds e to the copy-on-write key map (s.mu held).
-func (s *Server) putLocked(e *entry) {
-	old := *s.keys.Load()
-	m := make(map[string]*entry, len(old)+1)
-	for k, v := range old {
-		m[k] = v
-	}
-	m[e.name] = e
-	s.keys.Store(&m)
 }
 
 // drop stops serving e (its file is gone or deleted).
 func (s *Server) drop(e *entry) {
 	s.mu.Lock()
-	old := *s.keys.Load()
-	if old[e.name] == e {
-		m := make(map[string]*entry, len(old))
-		for k, v := range old {
-			if v != e {
-				m[k] = v
-			}
-		}
-		s.keys.Store(&m)
-	}
+	s.dropLocked(e)
 	s.mu.Unlock()
 	s.retire(e.cur.Swap(nil))
 }
@@ -160,11 +151,21 @@ func (s *Server) create(name []byte, sp spec) (*entry, error) {
 		return nil, fmt.Errorf("a filter of capacity %d at rate %g needs %d bytes, over the limit of %d per filter (-max-filter-bytes)",
 			sp.capacity, sp.errorRate, est, s.cfg.MaxFilterBytes)
 	}
+	e, err := s.createLocked(name, sp, est)
+	if e != nil {
+		s.evictIdle()
+	}
+	return e, err
+}
+
+func (s *Server) createLocked(name []byte, sp spec, est uint64) (*entry, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := string(name)
 	path := s.pathOf(key)
-	if (*s.keys.Load())[key] != nil {
+	for s.waitClosingLocked(key) {
+	}
+	if s.get(key) != nil {
 		return nil, errExists
 	}
 	if _, err := os.Lstat(path); err == nil {
@@ -180,7 +181,7 @@ func (s *Server) create(name []byte, sp spec) (*entry, error) {
 				est, used+est, s.cfg.MaxDirBytes)
 		}
 	}
-	h, err := createHandle(path, sp, s.fixed, s.cfg.MaxFilterBytes)
+	h, err := createHandle(path, sp, s.fixed, s.cfg.MaxFilterBytes, s.growCheck()...)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, errExists
@@ -193,7 +194,7 @@ func (s *Server) create(name []byte, sp spec) (*entry, error) {
 			h, first = first, nil
 			return h, nil
 		}
-		return openHandle(p, true, s.cfg.MaxFilterBytes)
+		return openHandle(p, true, s.cfg.MaxFilterBytes, s.growCheck()...)
 	}, mmapstore.TrustFirstFile())
 	if err != nil {
 		h.Close()
@@ -210,6 +211,28 @@ func (s *Server) create(name []byte, sp spec) (*entry, error) {
 }
 
 var errExists = errors.New("item exists")
+
+// growCheck is the check a scalable filter the server writes makes before
+// each growth: -max-dir-bytes holds for growth as for creation. A refused
+// growth is retried by the next add that needs it (space may be freed).
+// Two filters growing at once may both pass: the folder can exceed the
+// limit by one stage.
+func (s *Server) growCheck() []scalable.Option {
+	if s.cfg.MaxDirBytes == 0 {
+		return nil
+	}
+	return []scalable.Option{scalable.WithGrowCheck(func(stage uint64) error {
+		used, err := dirBytes(s.cfg.Dir)
+		if err != nil {
+			return err
+		}
+		if used+stage > s.cfg.MaxDirBytes {
+			return fmt.Errorf("a new stage of %d bytes would take the folder to %d bytes, over the limit of %d (-max-dir-bytes)",
+				stage, used+stage, s.cfg.MaxDirBytes)
+		}
+		return nil
+	})}
+}
 
 // dirBytes is the space the filter files in dir take.
 func dirBytes(dir string) (uint64, error) {
@@ -250,24 +273,54 @@ func (s *Server) names() ([]string, error) {
 	return out, nil
 }
 
-// remove deletes key name's file (DEL).
+// remove deletes key name's file (DEL). The file is unlinked while the
+// entry's write lock is held and before the entry is dropped: a writer
+// waiting on that lock then finds the entry dead, looks the key up again
+// and creates a fresh file, rather than reopening the file about to be
+// unlinked and acknowledging adds into a deleted inode. With no entry, the
+// unlink happens under s.mu, so no lookup opens the file meanwhile.
 func (s *Server) remove(name []byte) (bool, error) {
 	if err := checkName(name); err != nil {
 		return false, err
 	}
 	key := string(name)
-	if e := (*s.keys.Load())[key]; e != nil {
-		e.wmu.Lock()
-		s.drop(e)
-		e.wmu.Unlock()
+	for {
+		e := s.get(key)
+		if e != nil {
+			e.wmu.Lock()
+			s.mu.Lock()
+			if s.get(key) != e {
+				s.mu.Unlock()
+				e.wmu.Unlock()
+				continue
+			}
+		} else {
+			s.mu.Lock()
+			if s.get(key) != nil {
+				s.mu.Unlock()
+				continue
+			}
+		}
+		err := os.Remove(s.pathOf(key))
+		if e != nil {
+			s.dropLocked(e)
+		}
+		s.mu.Unlock()
+		if e != nil {
+			// Dead: a rescan that still holds e must not take the next
+			// file at the path for a publish over it (checkWriter), nor
+			// reload its Live as a read-only one's: no Live first.
+			s.retire(e.cur.Swap(nil))
+			e.writable.Store(false)
+			e.wmu.Unlock()
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		s.log.Info("deleted", "key", key)
+		return true, nil
 	}
-	err := os.Remove(s.pathOf(key))
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	s.log.Info("deleted", "key", key)
-	return true, nil
 }
