@@ -136,9 +136,29 @@ func (s *Server) openWriter(e *entry) error {
 	if err != nil {
 		return err
 	}
-	l, _, err := s.openFollowed(e, id, nil)
+	// A key closed for the -max-open-keys bound left its journal behind:
+	// it is this key's again, and replayed when a build was published
+	// over the key while it was closed.
+	s.mu.Lock()
+	kept, wasKept := s.keys.kept[e.name]
+	s.mu.Unlock()
+	var replay [][]byte
+	if wasKept && !id.same(kept.ident) {
+		replay = kept.j.keys
+	}
+	l, replayed, err := s.openFollowed(e, id, replay)
 	if err != nil {
 		return err
+	}
+	if wasKept {
+		s.mu.Lock()
+		delete(s.keys.kept, e.name)
+		s.mu.Unlock()
+		e.journal = kept.j
+		if replay != nil {
+			s.log.Warn("file replaced by a publish while the key was closed; acknowledged adds replayed into the new file",
+				"key", e.name, "replayed", replayed, "lost", kept.j.dropped)
+		}
 	}
 	e.ident = id
 	s.retire(e.cur.Swap(l))

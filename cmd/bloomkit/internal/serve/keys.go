@@ -31,6 +31,16 @@ type keyMap struct {
 	// key is closed (sealed if written); a lookup of the key waits for it,
 	// as the file is not servable before (under Server.mu).
 	closing map[string]chan struct{}
+	// kept holds the journal of each written key closed for the bound, and
+	// the file it was written to, until the key is opened for writing
+	// again (under Server.mu): a build published over the key meanwhile is
+	// given the journal then (see openWriter).
+	kept map[string]keptJournal
+}
+
+type keptJournal struct {
+	j     journal
+	ident fileID
 }
 
 // DefaultMaxOpenKeys is the bound on open keys when Config.MaxOpenKeys is 0.
@@ -135,7 +145,7 @@ func (s *Server) maxOpenKeys() int64 {
 
 // evictIdle closes least recently used keys while more than the bound are
 // open. Keys whose write lock is held (a write in progress) are passed
-// over, and so are keys the server wrote to (their journal is in memory). It takes locks in the usual order: e.wmu, then s.mu.
+// over. It takes locks in the usual order: e.wmu, then s.mu.
 func (s *Server) evictIdle() {
 	limit := s.maxOpenKeys()
 	for tries := 0; s.keys.open.Load() > limit && tries < 4*int(limit)+16; tries++ {
@@ -154,13 +164,6 @@ func (s *Server) evictIdle() {
 		}
 		s.mu.Unlock()
 		if !sl.e.wmu.TryLock() {
-			continue
-		}
-		if sl.e.journal.len() > 0 || sl.e.followed.Load() {
-			// Its journal (the adds to give a build published over it)
-			// lives in the entry: a key the server wrote to stays open
-			// until issue 32's log keeps the journal on disk.
-			sl.e.wmu.Unlock()
 			continue
 		}
 		s.closeIdle(sl.e)
@@ -189,6 +192,12 @@ func (s *Server) closeIdle(e *entry) {
 		s.keys.closing = map[string]chan struct{}{}
 	}
 	s.keys.closing[e.name] = done
+	if e.journal.len() > 0 {
+		if s.keys.kept == nil {
+			s.keys.kept = map[string]keptJournal{}
+		}
+		s.keys.kept[e.name] = keptJournal{j: e.journal, ident: e.ident}
+	}
 	s.dropLocked(e)
 	s.mu.Unlock()
 	// Dead: no Live first, then not writable (not the rescan's to check):

@@ -102,6 +102,7 @@ func (s *Server) open(key string) (*entry, error) {
 // drop stops serving e (its file is gone or deleted).
 func (s *Server) drop(e *entry) {
 	s.mu.Lock()
+	delete(s.keys.kept, e.name)
 	s.dropLocked(e)
 	s.mu.Unlock()
 	s.retire(e.cur.Swap(nil))
@@ -205,6 +206,7 @@ func (s *Server) createLocked(name []byte, sp spec, est uint64) (*entry, error) 
 	e.writable.Store(true)
 	e.dirty.Store(true)
 	e.cur.Store(l)
+	delete(s.keys.kept, key) // a new filter: no earlier key's journal
 	s.putLocked(e)
 	s.log.Info("created", "key", key, "variant", h.variant, "capacity", sp.capacity, "error_rate", sp.errorRate, "bytes", est)
 	return e, nil
@@ -302,6 +304,7 @@ func (s *Server) remove(name []byte) (bool, error) {
 			}
 		}
 		err := os.Remove(s.pathOf(key))
+		delete(s.keys.kept, key) // a journal of the deleted key is moot
 		if e != nil {
 			s.dropLocked(e)
 		}
