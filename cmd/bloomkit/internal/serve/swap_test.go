@@ -504,3 +504,31 @@ func TestPublishUnderAdds(t *testing.T) {
 	}
 	t.Logf("%d adds acknowledged during 5 publishes", n)
 }
+
+// TestJournalOfClosedKey: a key the server wrote to, closed for the
+// -max-open-keys bound, then published over while closed (the nightly
+// build over a whitelist among many keys), gets its acknowledged adds in
+// the new build when it is written again. Before, closing the key dropped
+// its journal with its entry.
+func TestJournalOfClosedKey(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "k.bloom")
+	publish(t, path, 1000, "build-0")
+	ts := start(t, cfgWith(func(c *Config) { c.Dir = dir; c.MaxOpenKeys = 2 }))
+	c := ts.client(t)
+	ctx := context.Background()
+	day := keyRange("day-", 30)
+	for _, k := range day {
+		require.NoError(t, c.BFAdd(ctx, "k", k).Err())
+	}
+	for i := 0; ts.get("k") != nil; i++ { // other keys push k out
+		require.Less(t, i, 1000, "k was never closed")
+		require.NoError(t, c.BFAdd(ctx, fmt.Sprintf("other-%d", i), "x").Err())
+	}
+	mvOver(t, path, "build-1")
+	require.NoError(t, c.BFAdd(ctx, "k", "late").Err())
+	for _, k := range append(day, "build-1", "late") {
+		require.True(t, c.BFExists(ctx, "k", k).Val(), "%s missing from the build published while k was closed", k)
+	}
+	require.Contains(t, ts.logs.String(), "replayed=30")
+}
