@@ -4,7 +4,6 @@ import (
 	"container/list"
 	"sync"
 	"sync/atomic"
-	"syscall"
 )
 
 // keyMap holds the entries of the keys open now. A lookup reads it without
@@ -131,11 +130,10 @@ func (s *Server) maxOpenKeys() int64 {
 		if n <= 0 {
 			n = DefaultMaxOpenKeys
 		}
-		var rl syscall.Rlimit
-		if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err == nil && rl.Cur > 0 {
-			if half := int64(rl.Cur / 2); half < n {
+		if lim := nofileLimit(); lim > 0 {
+			if half := int64(lim / 2); half < n {
 				n = max(half, 16)
-				s.log.Warn("open keys bounded by the descriptor limit", "max_open_keys", n, "rlimit_nofile", rl.Cur)
+				s.log.Warn("open keys bounded by the descriptor limit", "max_open_keys", n, "rlimit_nofile", lim)
 			}
 		}
 		s.openLimit = n
