@@ -1,0 +1,291 @@
+#!/usr/bin/env bash
+# Issue 32's targets: bloomkit serve against redis-server + RedisBloom on the
+# same machine, same items, same durability (RedisBloom: appendonly yes,
+# appendfsync everysec), each case alternating the two servers ALTS times
+# (3), medians, a ratio per row and the targets' table at the end.
+#
+#   lookups   BF.EXISTS hits, redis-benchmark -c 50 -P 16, on a SMALL-item
+#             (1e5) and a BIG-item (1e8, 124 MB) filter at p = 0.01; -c 1 on
+#             the small one
+#   madd      BF.MADD of 1,000 items a call, 16 pipelined, into a reserved
+#             MADD_CAP (1e8) NONSCALING filter: items/s, bytes written to disk
+#             per item (/proc/PID/io write_bytes), checkpoints from INFO
+#   restart   a RESTART_CAP filter (8.6e8: 1 GB) and RESTART_ITEMS adds
+#             (1.3e8: a 1 GB digest log) written through the server with
+#             checkpoints off (BK_NOCHECKPOINT), then kill -9; time from the
+#             start to the first answer, and the replay rate
+#   scaling   BF.EXISTS -c 50 -P 16 on the small filter with the server pinned
+#             to CPU 0 (load generator pinned to CPU 1) against the server on
+#             every CPU (generator unpinned: it shares the cores); CPU shares
+#             of both printed
+#
+# Usage: issue32.sh BLOOMKIT REDISBLOOM_SO [WORKDIR]
+#   QUICK=1      small sizes, one alternation (a smoke run: under a minute)
+#   CASES="lookups madd restart scaling"   the cases to run
+#   BIG=1e7      a quicker run of the large lookup filter
+# Every size and flag is a variable below (set it in the environment).
+# WORKDIR must be on a disk (not tmpfs): write_bytes counts only real writes.
+set -euo pipefail
+BK=${1:?usage: issue32.sh BLOOMKIT REDISBLOOM_SO [WORKDIR]}
+SO=${2:?usage: issue32.sh BLOOMKIT REDISBLOOM_SO [WORKDIR]}
+BK=$(realpath "$BK")
+SO=$(realpath "$SO")
+W=${3:-$(mktemp -d /var/tmp/bloomkit-issue32.XXXXXX)}
+mkdir -p "$W"
+W=$(realpath "$W")
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
+
+QUICK=${QUICK:-0}
+if [ "$QUICK" = 1 ]; then
+	: "${ALTS:=1}" "${SMALL:=100000}" "${BIG:=1000000}" "${N_P16:=100000}" "${N_C1:=5000}"
+	: "${MADD_CAP:=1000000}" "${MADD_ITEMS:=200000}" "${RESTART_CAP:=1000000}" "${RESTART_ITEMS:=200000}"
+	: "${SETTLE:=1.5}"
+fi
+ALTS=${ALTS:-3}                   # alternations of the two servers per case
+SMALL=${SMALL:-100000}            # items of the small lookup filter
+BIG=${BIG:-100000000}             # items of the large lookup filter (1e7 for a quicker run)
+N_P16=${N_P16:-2000000}           # requests of a -c 50 -P 16 run
+N_C1=${N_C1:-200000}              # requests of a -c 1 run
+MADD_CAP=${MADD_CAP:-100000000}   # capacity of the BF.MADD filter (reserved NONSCALING)
+MADD_ITEMS=${MADD_ITEMS:-30000000} # items added per alternation (≤ MADD_CAP)
+MADD_C=${MADD_C:-1}               # redis-benchmark connections for BF.MADD
+MADD_P=${MADD_P:-16}              # BF.MADD calls pipelined
+RESTART_CAP=${RESTART_CAP:-860000000}     # capacity of the restart filter (8.6e8 at 1%: 1 GB)
+RESTART_ITEMS=${RESTART_ITEMS:-130000000} # adds written to its log (8 bytes each: 1 GB)
+RESTART_RB=${RESTART_RB:-1}       # also time RedisBloom's restart from its AOF of the same adds
+SETTLE=${SETTLE:-3}               # seconds waited after adds for the last everysec sync
+BK_NOCHECKPOINT=${BK_NOCHECKPOINT:-} # bloomkit flags that keep checkpoints off while the log is written (set after the WAL merge)
+BK_STOP_SIGNAL=${BK_STOP_SIGNAL:-KILL} # how the server stops before the restart (KILL: the log is replayed)
+CASES=${CASES:-lookups madd restart scaling}
+BKP=$PORT RBP=$((PORT + 1))
+trap cleanup_servers EXIT
+
+echo "# issue 32: bloomkit serve against RedisBloom, medians of $ALTS alternation(s)$([ "$QUICK" = 1 ] && echo ' (QUICK: smoke sizes, not results)')"
+machine_header
+
+has_case() { [[ " $CASES " == *" $1 "* ]]; }
+
+# ---------------------------------------------------------------- lookups
+if has_case lookups; then
+	echo "## lookups: BF.EXISTS hits on $SMALL- and $BIG-item filters (p = 0.01)"
+	mkdir -p "$W/lookups/bk"
+	for n in $SMALL $BIG; do
+		f="$W/lookups/bk/hits$n.bloom"
+		[ -f "$f" ] || items12 "$n" | "$BK" build -variant partitioned -n "$n" -p 0.01 -o "$f" >/dev/null 2>&1
+	done
+	rm -rf "$W/lookups/rb"
+	bk_start "$W/lookups/bk" $BKP
+	rb_start "$W/lookups/rb" $RBP
+	for n in $SMALL $BIG; do
+		redis-cli -p $RBP BF.RESERVE "hits$n" 0.01 "$n" NONSCALING >/dev/null
+		fill_rb $RBP "hits$n" "$n"
+	done
+	echo "  filters: bloomkit $(redis-cli -p $BKP BF.INFO hits$BIG SIZE | tr '\n' ' ')bytes, RedisBloom $(redis-cli -p $RBP BF.INFO hits$BIG SIZE | tr '\n' ' ')bytes for $BIG items"
+	lookup_case() { # NAME ITEMS TARGET REDIS-BENCHMARK-ARGS...
+		local name=$1 n=$2 target=$3 a b bks=() rbs=()
+		shift 3
+		for _ in $(seq 1 "$ALTS"); do
+			a=$(rps $BKP "$@" -r "$n" BF.EXISTS "hits$n" __rand_int__)
+			b=$(rps $RBP "$@" -r "$n" BF.EXISTS "hits$n" __rand_int__)
+			bks+=("$a") rbs+=("$b")
+			echo "  $name: bloomkit $a, RedisBloom $b requests/s"
+		done
+		a=$(median "${bks[@]}") b=$(median "${rbs[@]}")
+		row "$name (requests/s)" "$a" "$b" "$(ratio "$a" "$b")" "≥ $target×" "$(verdict "$a >= $target * $b")"
+	}
+	lookup_case "BF.EXISTS hits -c 50 -P 16, $SMALL items" "$SMALL" 1.0 -c 50 -P 16 -n "$N_P16"
+	lookup_case "BF.EXISTS hits -c 50 -P 16, $BIG items" "$BIG" 1.5 -c 50 -P 16 -n "$N_P16"
+	lookup_case "BF.EXISTS hits -c 1, $SMALL items" "$SMALL" 0.95 -c 1 -n "$N_C1"
+	stop "$BKPID"
+	stop "$RBPID"
+fi
+
+# ---------------------------------------------------------------- madd
+if has_case madd; then
+	echo "## madd: BF.MADD 1,000 items a call, -c $MADD_C -P $MADD_P, $MADD_ITEMS items into a reserved $MADD_CAP NONSCALING filter"
+	rm -rf "$W/madd"
+	mkdir -p "$W/madd/bk"
+	bk_start "$W/madd/bk" $BKP
+	rb_start "$W/madd/rb" $RBP
+	ARGS=$(madd_args 1000)
+	calls=$((MADD_ITEMS / 1000))
+	# madd_one PORT PID: one alternation on one server: prints "items/s bytes/item checkpoints filter_bytes".
+	madd_one() {
+		local port=$1 pid=$2 w0 w1 c0 c1 r size
+		redis-cli -p "$port" DEL madd >/dev/null
+		redis-cli -p "$port" BF.RESERVE madd 0.01 "$MADD_CAP" NONSCALING >/dev/null
+		sleep "$SETTLE" # the reservation's own writes are not the adds'
+		[ "$port" = $RBP ] && rb_settle "$port"
+		w0=$(io_written "$pid") c0=$(info_num "$port" "$BK_CHECKPOINT_INFO")
+		# shellcheck disable=SC2086
+		r=$(rps "$port" -c "$MADD_C" -P "$MADD_P" -n "$calls" -r 2000000000 BF.MADD madd $ARGS)
+		sleep "$SETTLE"
+		[ "$port" = $RBP ] && rb_settle "$port"
+		w1=$(io_written "$pid") c1=$(info_num "$port" "$BK_CHECKPOINT_INFO")
+		size=$(redis-cli -p "$port" BF.INFO madd SIZE | tail -1)
+		awk -v r="$r" -v w="$((w1 - w0))" -v n="$MADD_ITEMS" -v c0="$c0" -v c1="$c1" -v s="$size" \
+			'BEGIN { printf "%.0f %.1f %s %s\n", r * 1000, w / n, (c0 == "" ? "n/a" : c1 - c0), s }'
+	}
+	bks=() rbs=() bkb=() rbb=() ckpts=() size=0
+	for _ in $(seq 1 "$ALTS"); do
+		read -r a ab ck size < <(madd_one $BKP "$BKPID")
+		read -r b bb _ _ < <(madd_one $RBP "$RBPID")
+		bks+=("$a") rbs+=("$b") bkb+=("$ab") rbb+=("$bb") ckpts+=("$ck")
+		echo "  bloomkit $a items/s, $ab bytes written/item, checkpoints $ck (filter $size bytes); RedisBloom $b items/s, $bb bytes written/item"
+	done
+	a=$(median "${bks[@]}") b=$(median "${rbs[@]}")
+	row "BF.MADD into reserved $MADD_CAP NONSCALING (items/s)" "$a" "$b" "$(ratio "$a" "$b")" "≥ 1.0×" "$(verdict "$a >= $b")"
+	ab=$(median "${bkb[@]}") bb=$(median "${rbb[@]}") ck=$(median "${ckpts[@]}")
+	[ "$ck" = n/a ] && ckn=0 || ckn=$ck
+	limit=$(awk -v c="$ckn" -v s="$size" -v n="$MADD_ITEMS" 'BEGIN { printf "%.1f", 64 + 2 * s * c / n }')
+	row "disk bytes written per added item (checkpoints: $ck)" "$ab" "$bb" "$(ratio "$bb" "$ab")" "≤ 64 + 2×filter×checkpoints/items = $limit" "$(verdict "$ab <= $limit")"
+	stop "$BKPID"
+	stop "$RBPID"
+fi
+
+# ---------------------------------------------------------------- restart
+if has_case restart; then
+	echo "## restart: a $RESTART_CAP-capacity filter and $RESTART_ITEMS adds through the server, kill -$BK_STOP_SIGNAL, restart"
+	FA="$W/firstanswer"
+	(cd "$HERE/firstanswer" && go build -o "$FA" .)
+	ARGS=$(madd_args 1000)
+	calls=$((RESTART_ITEMS / 1000))
+	if [ ! -d "$W/restart/bk.pristine" ]; then
+		rm -rf "$W/restart/bk"
+		mkdir -p "$W/restart/bk"
+		BK_EXTRA="$BK_EXTRA $BK_NOCHECKPOINT" bk_start "$W/restart/bk" $BKP
+		redis-cli -p $BKP BF.RESERVE big 0.01 "$RESTART_CAP" NONSCALING >/dev/null
+		t0=$(date +%s.%N)
+		# shellcheck disable=SC2086
+		redis-benchmark -p $BKP -c 1 -P 16 -n "$calls" -r 2000000000 -q BF.MADD big $ARGS >/dev/null
+		redis-cli -p $BKP BF.ADD big restart-probe-last >/dev/null
+		echo "  bloomkit: $RESTART_ITEMS adds written in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') s"
+		sleep "$SETTLE"
+		stop "$BKPID" "$BK_STOP_SIGNAL"
+		mv "$W/restart/bk" "$W/restart/bk.pristine"
+	fi
+	ls -l "$W/restart/bk.pristine" | sed 's/^/  /'
+	LOG="$W/restart/bk.pristine/big.bloom.log"
+	digests=""
+	if [ -f "$LOG" ]; then
+		digests=$("$FA" -count-log "$LOG" | sed -E 's/^digests=([0-9]+).*/\1/')
+		echo "  the log holds $digests digests ($(stat -c %s "$LOG") bytes)"
+	else
+		echo "  no big.bloom.log: this server writes no digest log (before the WAL); the restart opens the file only"
+	fi
+	bk_restart() { # one timed restart of a fresh copy: prints "seconds replay_info"
+		rm -rf "$W/restart/bk.run"
+		cp -a --reflink=auto "$W/restart/bk.pristine" "$W/restart/bk.run"
+		local out pid rep
+		# shellcheck disable=SC2086
+		out=$("$FA" -addr $HOST:$BKP -key big -item restart-probe-last -stderr "$W/bloomkit.log" -- \
+			"$BK" serve -dir "$W/restart/bk.run" -addr $HOST:$BKP $BK_FLAGS $BK_EXTRA)
+		pid=$(echo "$out" | sed -E 's/.*pid=([0-9]+).*/\1/')
+		rep=$(info_num $BKP "$BK_REPLAY_INFO")
+		kill "$pid"
+		while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+		echo "$(echo "$out" | sed -E 's/first_answer_s=([0-9.]+).*/\1/') ${rep:-n/a}"
+	}
+	if [ "$RESTART_RB" = 1 ] && [ ! -d "$W/restart/rb.pristine" ]; then
+		rm -rf "$W/restart/rb"
+		rb_start "$W/restart/rb" $RBP
+		redis-cli -p $RBP BF.RESERVE big 0.01 "$RESTART_CAP" NONSCALING >/dev/null
+		# shellcheck disable=SC2086
+		redis-benchmark -p $RBP -c 1 -P 16 -n "$calls" -r 2000000000 -q BF.MADD big $ARGS >/dev/null
+		redis-cli -p $RBP BF.ADD big restart-probe-last >/dev/null
+		sleep "$SETTLE"
+		rb_settle $RBP
+		stop "$RBPID" KILL
+		mv "$W/restart/rb" "$W/restart/rb.pristine"
+		du -sh "$W/restart/rb.pristine" | sed 's/^/  RedisBloom AOF: /'
+	fi
+	rb_restart() {
+		rm -rf "$W/restart/rb.run"
+		cp -a --reflink=auto "$W/restart/rb.pristine" "$W/restart/rb.run"
+		local out pid
+		# shellcheck disable=SC2086
+		out=$("$FA" -addr $HOST:$RBP -key big -item restart-probe-last -- redis-server --port $RBP --bind $HOST \
+			--dir "$W/restart/rb.run" --save '' $RB_FLAGS --loadmodule "$SO" --daemonize no --logfile "$W/redis.log")
+		pid=$(echo "$out" | sed -E 's/.*pid=([0-9]+).*/\1/')
+		kill "$pid"
+		while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+		echo "$out" | sed -E 's/first_answer_s=([0-9.]+).*/\1/'
+	}
+	bks=() rbs=() reps=()
+	for _ in $(seq 1 "$ALTS"); do
+		read -r a rep < <(bk_restart)
+		b="—"
+		[ "$RESTART_RB" = 1 ] && { b=$(rb_restart); rbs+=("$b"); }
+		bks+=("$a") reps+=("$rep")
+		echo "  bloomkit first answer after ${a} s (INFO replay: $rep); RedisBloom after $b s"
+	done
+	a=$(median "${bks[@]}")
+	b="—"
+	[ "$RESTART_RB" = 1 ] && b=$(median "${rbs[@]}")
+	d=${digests:-0}
+	limit=$(awk -v d="$d" 'BEGIN { printf "%.3f", 0.1 + d / 20e6 }')
+	row "restart to first answer (s), $d digests in the log" "$a" "$b" "$(ratio "$b" "$a")" "≤ 0.1 + digests/20M = $limit s" "$(verdict "$a <= $limit")"
+	rep=$(median "${reps[@]}")
+	if [ -n "$digests" ]; then
+		# The replay rate from INFO's replay time when the server gives it (BK_REPLAY_INFO;
+		# a value in ms when the field name says so), else digests / time to first answer (a lower bound).
+		rate=$(awk -v d="$d" -v r="$rep" -v a="$a" 'BEGIN { if (r == "n/a" || r <= 0) printf "%.0f", d / a; else printf "%.0f", d / r }')
+		[ "$rep" = n/a ] && how="digests / first answer (lower bound)" || how="digests / INFO replay time"
+		row "replay rate (digests/s, $how)" "$rate" "—" "—" "≥ 20000000" "$(verdict "$rate >= 20e6")"
+	else
+		row "replay rate (digests/s)" "no log" "—" "—" "≥ 20000000" "FAIL"
+	fi
+	rm -rf "$W/restart/bk.run" "$W/restart/rb.run"
+fi
+
+# ---------------------------------------------------------------- scaling
+if has_case scaling && [ "$(nproc)" -lt 2 ]; then
+	echo "## scaling: skipped, it needs 2 CPUs"
+elif has_case scaling; then
+	NCPU=$(nproc)
+	ALL="0-$((NCPU - 1))"
+	echo "## scaling: BF.EXISTS -c 50 -P 16 on the $SMALL-item filter; server on CPU 0 (generator on CPU 1) against the server on CPUs $ALL (generator unpinned)"
+	mkdir -p "$W/scaling/bk"
+	f="$W/scaling/bk/hits$SMALL.bloom"
+	[ -f "$f" ] || items12 "$SMALL" | "$BK" build -variant partitioned -n "$SMALL" -p 0.01 -o "$f" >/dev/null 2>&1
+	if [ ! -d "$W/scaling/rb" ]; then
+		rb_start "$W/scaling/rb" $RBP
+		redis-cli -p $RBP BF.RESERVE "hits$SMALL" 0.01 "$SMALL" NONSCALING >/dev/null
+		fill_rb $RBP "hits$SMALL" "$SMALL"
+		stop "$RBPID"
+	fi
+	# scale_one SERVER SERVER_CPUS GENERATOR_CPUS: "requests/s server_cpu% generator_cpu%"
+	# (CPU % of one core: user+system time over the run's wall time).
+	scale_one() {
+		local pid port s0 s1 t0 t1 r gen tf hz
+		if [ "$1" = bk ]; then bk_start "$W/scaling/bk" $BKP "$2"; pid=$BKPID port=$BKP; else rb_start "$W/scaling/rb" $RBP "$2"; pid=$RBPID port=$RBP; fi
+		hz=$(getconf CLK_TCK)
+		tf=$(mktemp)
+		s0=$(cpu_ticks "$pid") t0=$(date +%s.%N)
+		r=$( { TIMEFORMAT=%P; time taskset -c "$3" redis-benchmark -h $HOST -p "$port" --csv -c 50 -P 16 -n "$N_P16" \
+			-r "$SMALL" BF.EXISTS "hits$SMALL" __rand_int__ 2>/dev/null | tail -1 | cut -d, -f2 | tr -d '"'; } 2>"$tf")
+		s1=$(cpu_ticks "$pid") t1=$(date +%s.%N)
+		gen=$(tr -d ' \n' <"$tf")
+		rm -f "$tf"
+		stop "$pid"
+		awk -v r="$r" -v s="$((s1 - s0))" -v hz="$hz" -v t0="$t0" -v t1="$t1" -v g="$gen" \
+			'BEGIN { printf "%s %.0f %.0f\n", r, 100 * s / hz / (t1 - t0), g }'
+	}
+	for srv in bk rb; do
+		one=() both=()
+		for _ in $(seq 1 "$ALTS"); do
+			read -r r1 c1 g1 < <(scale_one $srv 0 1)
+			read -r r2 c2 g2 < <(scale_one $srv "$ALL" "$ALL")
+			one+=("$r1") both+=("$r2")
+			echo "  $srv: CPU 0: $r1 requests/s (server ${c1}% of a core, generator on CPU 1 ${g1}%); CPUs $ALL: $r2 requests/s (server ${c2}%, generator ${g2}% of a core, sharing)"
+		done
+		eval "${srv}_one=$(median "${one[@]}") ${srv}_both=$(median "${both[@]}")"
+	done
+	a=$(ratio "$bk_both" "$bk_one") b=$(ratio "$rb_both" "$rb_one")
+	row "scaling: requests/s on CPUs $ALL / on CPU 0 ($bk_both / $bk_one; RedisBloom $rb_both / $rb_one)" "$a" "$b" "—" "bloomkit ≥ 1.7" "$(verdict "$a >= 1.7")"
+fi
+
+print_table
+echo "# ratio: how many times bloomkit is better (its rate over RedisBloom's; RedisBloom's time or bytes over bloomkit's); targets are bloomkit's"
