@@ -29,12 +29,17 @@ cleanup_servers() {
 	true
 }
 
-# wait_ping PORT: wait until a server answers PING on PORT (Redis answers
-# -LOADING while it loads, which is not PONG).
+# wait_ping PORT PID: wait until the server PID answers PING on PORT (Redis
+# answers -LOADING while it loads, which is not PONG); fail if it exits.
 wait_ping() {
 	local i
-	for i in $(seq 1 6000); do
+	for i in $(seq 1 12000); do
 		[ "$(redis-cli -p "$1" PING 2>/dev/null)" = PONG ] && return 0
+		if ! kill -0 "$2" 2>/dev/null; then
+			echo "the server on port $1 exited (logs in $W)" >&2
+			tail -5 "$W/bloomkit.log" "$W/redis.log" >&2 2>/dev/null || true
+			return 1
+		fi
 		sleep 0.05
 	done
 	echo "no server answered on port $1" >&2
@@ -50,7 +55,7 @@ bk_start() {
 	"${pin[@]}" "$BK" serve -dir "$1" -addr $HOST:"$2" $BK_FLAGS $BK_EXTRA 2>>"$W/bloomkit.log" &
 	BKPID=$!
 	STARTED_PIDS+=("$BKPID")
-	wait_ping "$2"
+	wait_ping "$2" "$BKPID"
 }
 
 # rb_start DIR PORT [PIN]: start redis-server with RedisBloom over DIR
@@ -64,7 +69,7 @@ rb_start() {
 		--loadmodule "$SO" --daemonize no --logfile "$W/redis.log" &
 	RBPID=$!
 	STARTED_PIDS+=("$RBPID")
-	wait_ping "$2"
+	wait_ping "$2" "$RBPID"
 }
 
 # stop PID [SIGNAL]: stop a server this script started and wait for it.
@@ -130,7 +135,7 @@ madd_args() { printf '__rand_int__ %.0s' $(seq 1 "$1"); }
 machine_header() {
 	echo "# machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'))," \
 		"kernel $(uname -r), $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo) RAM, load $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "# $(redis-server --version | cut -d' ' -f1-3), RedisBloom $SO; bloomkit $BK ($(cd "$(dirname "$0")" && git describe --always --dirty 2>/dev/null || echo '?'))"
+	echo "# $(redis-server --version | cut -d' ' -f1-3), RedisBloom $SO; bloomkit $BK (scripts at $(cd "$(dirname "$0")" && git describe --always --dirty 2>/dev/null || echo "?"))"
 	echo "# bloomkit serve flags: $BK_FLAGS $BK_EXTRA; redis-server flags: $RB_FLAGS"
 	echo "# workdir $W ($(df -PT "$W" | awk 'NR==2 {print $2}'))"
 }
