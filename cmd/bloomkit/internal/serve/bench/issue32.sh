@@ -59,6 +59,7 @@ SETTLE=${SETTLE:-3}               # seconds waited after adds for the last every
 BK_NOCHECKPOINT=${BK_NOCHECKPOINT:-} # bloomkit flags that keep checkpoints off while the log is written (set after the WAL merge)
 BK_STOP_SIGNAL=${BK_STOP_SIGNAL:-KILL} # how the server stops before the restart (KILL: the log is replayed)
 CASES=${CASES:-lookups madd restart scaling}
+for v in SMALL BIG N_P16 N_C1 MADD_CAP MADD_ITEMS RESTART_CAP RESTART_ITEMS; do printf -v "$v" %s "$(num "${!v}")"; done
 BKP=$PORT RBP=$((PORT + 1))
 trap cleanup_servers EXIT
 
@@ -245,8 +246,11 @@ if has_case scaling && [ "$(nproc)" -lt 2 ]; then
 	echo "## scaling: skipped, it needs 2 CPUs"
 elif has_case scaling; then
 	NCPU=$(nproc)
-	ALL="0-$((NCPU - 1))"
-	echo "## scaling: BF.EXISTS -c 50 -P 16 on the $SMALL-item filter; server on CPU 0 (generator on CPU 1) against the server on CPUs $ALL (generator unpinned)"
+	SCALE_ONE=${SCALE_ONE:-0}               # the server's CPU when pinned to one
+	SCALE_ALL=${SCALE_ALL:-0-$((NCPU - 1))} # the server's CPUs for "every core"
+	GEN_ONE=${GEN_ONE:-1}                   # the generator's CPUs while the server has one
+	GEN_ALL=${GEN_ALL:-$SCALE_ALL}          # the generator's CPUs while the server has SCALE_ALL
+	echo "## scaling: BF.EXISTS -c 50 -P 16 on the $SMALL-item filter; server on CPU $SCALE_ONE (generator on CPUs $GEN_ONE) against the server on CPUs $SCALE_ALL (generator on CPUs $GEN_ALL$([ "$GEN_ALL" = "$SCALE_ALL" ] && echo ', sharing them'))"
 	mkdir -p "$W/scaling/bk"
 	f="$W/scaling/bk/hits$SMALL.bloom"
 	[ -f "$f" ] || items12 "$SMALL" | "$BK" build -variant partitioned -n "$SMALL" -p 0.01 -o "$f" >/dev/null 2>&1
@@ -276,15 +280,15 @@ elif has_case scaling; then
 	for srv in bk rb; do
 		one=() both=()
 		for _ in $(seq 1 "$ALTS"); do
-			read -r r1 c1 g1 < <(scale_one $srv 0 1)
-			read -r r2 c2 g2 < <(scale_one $srv "$ALL" "$ALL")
+			read -r r1 c1 g1 < <(scale_one $srv "$SCALE_ONE" "$GEN_ONE")
+			read -r r2 c2 g2 < <(scale_one $srv "$SCALE_ALL" "$GEN_ALL")
 			one+=("$r1") both+=("$r2")
-			echo "  $srv: CPU 0: $r1 requests/s (server ${c1}% of a core, generator on CPU 1 ${g1}%); CPUs $ALL: $r2 requests/s (server ${c2}%, generator ${g2}% of a core, sharing)"
+			echo "  $srv: server on CPU $SCALE_ONE: $r1 requests/s (server ${c1}% of a core, generator ${g1}% on CPUs $GEN_ONE); on CPUs $SCALE_ALL: $r2 requests/s (server ${c2}%, generator ${g2}% on CPUs $GEN_ALL)"
 		done
 		eval "${srv}_one=$(median "${one[@]}") ${srv}_both=$(median "${both[@]}")"
 	done
 	a=$(ratio "$bk_both" "$bk_one") b=$(ratio "$rb_both" "$rb_one")
-	row "scaling: requests/s on CPUs $ALL / on CPU 0 ($bk_both / $bk_one; RedisBloom $rb_both / $rb_one)" "$a" "$b" "—" "bloomkit ≥ 1.7" "$(verdict "$a >= 1.7")"
+	row "scaling: requests/s on CPUs $SCALE_ALL / on CPU $SCALE_ONE ($bk_both / $bk_one; RedisBloom $rb_both / $rb_one)" "$a" "$b" "—" "bloomkit ≥ 1.7" "$(verdict "$a >= 1.7")"
 fi
 
 print_table

@@ -38,6 +38,7 @@ MEXISTS_BATCH=${MEXISTS_BATCH:-1000} # items per BF.MEXISTS
 MEXISTS_SECONDS=${MEXISTS_SECONDS:-10}
 TARGET_RATE=${TARGET_RATE:-0.01}   # the servers' default error rate (bloomkit: -default-error-rate)
 KEY=${KEY:-grown}
+for v in N FP_POINTS FP_FINAL FN_SAMPLE FN_FINAL; do printf -v "$v" %s "$(num "${!v}")"; done
 BKP=$PORT RBP=$((PORT + 1))
 trap cleanup_servers EXIT
 

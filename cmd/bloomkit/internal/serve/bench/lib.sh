@@ -96,6 +96,9 @@ rps() {
 	redis-benchmark -h $HOST -p "$port" --csv "$@" 2>/dev/null | tail -1 | cut -d, -f2 | tr -d '"'
 }
 
+# num X: X as an integer (sizes may be given as 1e7).
+num() { awk -v x="$1" 'BEGIN { printf "%.0f\n", x }'; }
+
 # median VALUES...: the median (the lower middle one of an even count).
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
