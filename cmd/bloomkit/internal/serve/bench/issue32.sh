@@ -184,7 +184,7 @@ if has_case restart; then
 		out=$("$FA" -addr $HOST:$BKP -key big -item restart-probe-last -stderr "$W/bloomkit.log" -- \
 			"$BK" serve -dir "$W/restart/bk.run" -addr $HOST:$BKP $BK_FLAGS $BK_EXTRA)
 		pid=$(echo "$out" | sed -E 's/.*pid=([0-9]+).*/\1/')
-		rep=$(info_num $BKP "$BK_REPLAY_INFO")
+		rep=$(info_seconds $BKP "$BK_REPLAY_INFO")
 		kill "$pid"
 		while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
 		echo "$(echo "$out" | sed -E 's/first_answer_s=([0-9.]+).*/\1/') ${rep:-n/a}"
@@ -230,8 +230,8 @@ if has_case restart; then
 	row "restart to first answer (s), $d digests in the log" "$a" "$b" "$(ratio "$b" "$a")" "≤ 0.1 + digests/20M = $limit s" "$(verdict "$a <= $limit")"
 	rep=$(median "${reps[@]}")
 	if [ -n "$digests" ]; then
-		# The replay rate from INFO's replay time when the server gives it (BK_REPLAY_INFO;
-		# a value in ms when the field name says so), else digests / time to first answer (a lower bound).
+		# The replay rate from INFO's replay time when the server gives it (BK_REPLAY_INFO,
+		# read by info_seconds), else digests / time to first answer (a lower bound).
 		rate=$(awk -v d="$d" -v r="$rep" -v a="$a" 'BEGIN { if (r == "n/a" || r <= 0) printf "%.0f", d / a; else printf "%.0f", d / r }')
 		[ "$rep" = n/a ] && how="digests / first answer (lower bound)" || how="digests / INFO replay time"
 		row "replay rate (digests/s, $how)" "$rate" "—" "—" "≥ 20000000" "$(verdict "$rate >= 20e6")"

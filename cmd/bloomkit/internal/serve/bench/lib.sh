@@ -116,6 +116,17 @@ info_num() {
 	redis-cli -p "$1" INFO 2>/dev/null | tr -d '\r' | grep -E -m1 "$2" | sed -E 's/^[^:]*:([0-9.]+).*/\1/' || true
 }
 
+# info_seconds PORT REGEX: the first INFO line matching REGEX as seconds: a
+# field named *_ms* is in milliseconds, *_us* in microseconds, else seconds
+# (a trailing unit, as in 1.25s or 1250ms, is read too); empty when none.
+info_seconds() {
+	redis-cli -p "$1" INFO 2>/dev/null | tr -d '\r' | grep -E -m1 "$2" | awk -F: '{
+		v = $2 + 0; name = $1
+		if (name ~ /_ms/ || $2 ~ /ms$/) v /= 1000; else if (name ~ /_us/ || $2 ~ /us$/) v /= 1e6
+		printf "%.6f\n", v
+	}' || true
+}
+
 # fill_rb PORT KEY N: BF.MADD the items 000000000000..N-1 (12 digits, as
 # redis-benchmark's __rand_int__) into KEY, 1,000 a call, through redis-cli --pipe.
 fill_rb() {
