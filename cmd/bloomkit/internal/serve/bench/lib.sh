@@ -103,9 +103,10 @@ num() { awk -v x="$1" 'BEGIN { printf "%.0f\n", x }'; }
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
 # io_written PID: bytes the process (and its reaped children) caused to be
-# written to storage (/proc/PID/io write_bytes, counted when a page is
-# dirtied: a page of a mapping dirtied again after each sync counts again).
-io_written() { awk '/^write_bytes:/ {print $2}' "/proc/$1/io"; }
+# written to storage: /proc/PID/io write_bytes, counted when a page is
+# dirtied (a page of a mapping dirtied again after each sync counts again),
+# less cancelled_write_bytes (dirty pages of a file removed before written).
+io_written() { awk '/^write_bytes:/ {w = $2} /^cancelled_write_bytes:/ {c = $2} END {print w - c}' "/proc/$1/io"; }
 
 # cpu_ticks PID: user+system clock ticks of a process.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
