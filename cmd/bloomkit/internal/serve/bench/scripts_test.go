@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -49,6 +50,20 @@ func freePorts(t *testing.T) int {
 	}
 	t.Fatal("no two free ports")
 	return 0
+}
+
+// quickEnv is the environment less the scripts' size and case variables
+// (so a stray N or CASES cannot change the smoke run); the server flags
+// (BK_FLAGS, BK_EXTRA, RB_FLAGS ...) pass through.
+func quickEnv() []string {
+	sizes := regexp.MustCompile(`^(ALTS|SMALL|BIG|N_P16|N_C1|MADD_[A-Z]+|RESTART_[A-Z]+|SETTLE|CASES|N|FP_[A-Z]+|FN_[A-Z]+|CONNS|PIPELINE|MEXISTS_[A-Z]+|KEY|TARGET_RATE|SCALE_[A-Z]+|GEN_[A-Z]+|W)=`)
+	var env []string
+	for _, kv := range os.Environ() {
+		if !sizes.MatchString(kv) {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 // tableRows returns the rows of the markdown table(s) a script printed
@@ -102,7 +117,7 @@ func TestScriptsQuick(t *testing.T) {
 		}
 		t.Run(tc.script, func(t *testing.T) {
 			cmd := exec.Command("bash", tc.script, bk, so, filepath.Join(tmp, tc.script))
-			cmd.Env = append(os.Environ(), "QUICK=1", fmt.Sprintf("PORT=%d", freePorts(t)))
+			cmd.Env = append(quickEnv(), "QUICK=1", fmt.Sprintf("PORT=%d", freePorts(t)))
 			b, err := cmd.CombinedOutput()
 			require.NoError(t, err, "%s", b)
 			rows := tableRows(string(b))
