@@ -105,13 +105,15 @@ fi
 
 # ---------------------------------------------------------------- madd
 if has_case madd; then
-	echo "## madd: BF.MADD 1,000 items a call, -c $MADD_C -P $MADD_P, $MADD_ITEMS items into a reserved $MADD_CAP NONSCALING filter"
+	echo "## madd: BF.MADD 1,000 items a call, -c $MADD_C -P $MADD_P, about $MADD_ITEMS items into a reserved $MADD_CAP NONSCALING filter"
 	rm -rf "$W/madd"
 	mkdir -p "$W/madd/bk"
 	bk_start "$W/madd/bk" $BKP
 	rb_start "$W/madd/rb" $RBP
 	ARGS=$(madd_args 1000)
-	calls=$((MADD_ITEMS / 1000))
+	# redis-benchmark sends whole pipelines: the calls, a multiple of MADD_C × MADD_P.
+	calls=$(( (MADD_ITEMS / 1000 + MADD_C * MADD_P - 1) / (MADD_C * MADD_P) * MADD_C * MADD_P ))
+	MADD_ITEMS=$((calls * 1000))
 	# madd_one PORT PID: one alternation on one server: prints "items/s bytes/item checkpoints filter_bytes".
 	madd_one() {
 		local port=$1 pid=$2 w0 w1 c0 c1 r size
@@ -134,7 +136,7 @@ if has_case madd; then
 		read -r a ab ck size < <(madd_one $BKP "$BKPID")
 		read -r b bb _ _ < <(madd_one $RBP "$RBPID")
 		bks+=("$a") rbs+=("$b") bkb+=("$ab") rbb+=("$bb") ckpts+=("$ck")
-		echo "  bloomkit $a items/s, $ab bytes written/item, checkpoints $ck (filter $size bytes); RedisBloom $b items/s, $bb bytes written/item"
+		echo "  bloomkit $a items/s, $ab bytes written/item, checkpoints $ck (filter $size bytes, BF.CARD $(redis-cli -p $BKP BF.CARD madd)); RedisBloom $b items/s, $bb bytes written/item (BF.CARD $(redis-cli -p $RBP BF.CARD madd))"
 	done
 	a=$(median "${bks[@]}") b=$(median "${rbs[@]}")
 	row "BF.MADD into reserved $MADD_CAP NONSCALING (items/s)" "$a" "$b" "$(ratio "$a" "$b")" "≥ 1.0×" "$(verdict "$a >= $b")"
@@ -152,7 +154,8 @@ if has_case restart; then
 	FA="$W/firstanswer"
 	(cd "$HERE/firstanswer" && go build -o "$FA" .)
 	ARGS=$(madd_args 1000)
-	calls=$((RESTART_ITEMS / 1000))
+	calls=$(( (RESTART_ITEMS / 1000 + 15) / 16 * 16 )) # whole pipelines of 16
+	RESTART_ITEMS=$((calls * 1000))
 	if [ ! -d "$W/restart/bk.pristine" ]; then
 		rm -rf "$W/restart/bk"
 		mkdir -p "$W/restart/bk"
@@ -162,7 +165,7 @@ if has_case restart; then
 		# shellcheck disable=SC2086
 		redis-benchmark -p $BKP -c 1 -P 16 -n "$calls" -r 2000000000 -q BF.MADD big $ARGS >/dev/null
 		redis-cli -p $BKP BF.ADD big restart-probe-last >/dev/null
-		echo "  bloomkit: $RESTART_ITEMS adds written in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') s"
+		echo "  bloomkit: $RESTART_ITEMS adds written in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') s; BF.CARD $(redis-cli -p $BKP BF.CARD big)"
 		sleep "$SETTLE"
 		stop "$BKPID" "$BK_STOP_SIGNAL"
 		mv "$W/restart/bk" "$W/restart/bk.pristine"
@@ -196,6 +199,7 @@ if has_case restart; then
 		# shellcheck disable=SC2086
 		redis-benchmark -p $RBP -c 1 -P 16 -n "$calls" -r 2000000000 -q BF.MADD big $ARGS >/dev/null
 		redis-cli -p $RBP BF.ADD big restart-probe-last >/dev/null
+		echo "  RedisBloom: BF.CARD $(redis-cli -p $RBP BF.CARD big)"
 		sleep "$SETTLE"
 		rb_settle $RBP
 		stop "$RBPID" KILL
