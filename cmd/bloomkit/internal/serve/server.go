@@ -81,7 +81,7 @@ type Server struct {
 	cfg   Config
 	fixed mmapstore.Variant
 	log   *slog.Logger
-	rs    *redcon.Server
+	conns connSet // the connections served (respconn.go)
 	ln    net.Listener
 	start time.Time
 
@@ -153,10 +153,6 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.ln = &guardListener{Listener: ln, s: s}
-	s.rs = redcon.NewServerNetwork("tcp", cfg.Addr, s.handle, s.accept, s.closed)
-	if cfg.IdleTimeout > 0 {
-		s.rs.SetIdleClose(cfg.IdleTimeout)
-	}
 	return s, nil
 }
 
@@ -212,7 +208,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	go s.every(s.ctx, s.cfg.FsyncInterval, s.syncAll)
 	go s.every(s.ctx, s.cfg.WatchInterval, s.rescan)
 	errc := make(chan error, 1)
-	go func() { errc <- s.rs.Serve(s.ln) }()
+	go func() { errc <- s.serveConns(s.ln) }()
 	var err error
 	select {
 	case <-ctx.Done():
@@ -238,8 +234,8 @@ func (s *Server) Shutdown() {
 		s.runMu.Lock()
 		s.stop() // no loop starts after this
 		s.runMu.Unlock()
-		s.rs.Close()
 		s.ln.Close()
+		s.conns.closeAll()
 		s.loops.Wait()
 		s.each(func(e *entry) {
 			e.wmu.Lock()
