@@ -95,6 +95,9 @@ func pipeline(cmds ...[]string) []byte {
 // keys, a single one), BF.MEXISTS, in RESP and inline form, allocate
 // nothing in steady state, from the bytes read to the replies written.
 func TestDispatchAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
 	ts := start(t, cfgWith(func(c *Config) { c.Dir = servedDir(t) }))
 	var exists16, mixed [][]string
 	for i := range 16 {

@@ -26,6 +26,7 @@ type respConn struct {
 	out    []byte
 	ctx    any
 	closed bool
+	stripe uint32 // of the server's striped counts
 }
 
 var _ redcon.Conn = (*respConn)(nil)
@@ -80,7 +81,10 @@ func (s *Server) serveConns(ln net.Listener) error {
 			}
 			continue
 		}
-		c := &respConn{s: s, nc: nc, addr: nc.RemoteAddr().String()}
+		c := &respConn{s: s, nc: nc, addr: nc.RemoteAddr().String(), stripe: nextStripe.Add(1)}
+		if g, ok := nc.(*guardConn); ok {
+			c.stripe = g.stripe
+		}
 		if !s.conns.add(c) {
 			nc.Close()
 			continue
@@ -152,7 +156,7 @@ func (c *respConn) run() bool {
 		// One admission per read, not per command: the counter is shared
 		// by every core. Shutdown waits for the read's commands to end.
 		if !entered {
-			if !s.enter() {
+			if !s.enter(c.stripe) {
 				s.refuseStopping(c)
 				break
 			}
@@ -165,8 +169,8 @@ func (c *respConn) run() bool {
 		s.endBatch(c, cl)
 	}
 	if entered {
-		s.leave()
-		s.stats.commands.Add(n)
+		s.leave(c.stripe)
+		s.stats.commands.add(c.stripe, int64(n))
 	}
 	c.rd.reset()
 	if len(c.out) > 0 {
