@@ -271,3 +271,23 @@ func TestLoadRedisBenchmark(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDispatch: the request path without the network (parse,
+// dispatch, lookup, replies) over a recorded pipeline of 16 BF.EXISTS on
+// one key, as one read; reports ns and allocations per command.
+func BenchmarkDispatch(b *testing.B) {
+	ts, n := benchServer(b)
+	var cmds [][]string
+	for i := range 16 {
+		cmds = append(cmds, []string{"BF.EXISTS", "f", benchKey((i * 7919) % n)})
+	}
+	req := pipeline(cmds...)
+	c := newLoopConn(b, ts.Server)
+	c.do(req)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		c.do(req)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cmds)), "ns/command")
+}

@@ -70,20 +70,26 @@ func readAll(r io.Reader) []byte {
 	}
 }
 
-// parseAll parses data with a respReader fed in reads of at most step+1
-// bytes, and returns copies of the commands; a protocol error ends them.
-func parseAll(t *testing.T, data []byte, step int) [][][]byte {
-	cmds, _ := parseAllErr(t, data, step)
+// parseAll parses data with a respReader fed in two reads, split at cut
+// (mod the length), and returns copies of the commands; a protocol error
+// ends them.
+func parseAll(t *testing.T, data []byte, cut int) [][][]byte {
+	cmds, _ := parseAllErr(t, data, cut)
 	return cmds
 }
 
-func parseAllErr(t *testing.T, data []byte, step int) ([][][]byte, error) {
+func parseAllErr(t *testing.T, data []byte, cut int) ([][][]byte, error) {
 	var rd respReader
 	var cmds [][][]byte
+	cut %= len(data) + 1
 	for len(data) > 0 {
 		sp := rd.space()
-		n := copy(sp[:min(len(sp), step+1)], data)
+		if cut > 0 {
+			sp = sp[:min(len(sp), cut)]
+		}
+		n := copy(sp, data)
 		data = data[n:]
+		cut -= n
 		rd.w += n
 		for {
 			args, err := rd.next()

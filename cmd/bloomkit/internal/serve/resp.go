@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -96,10 +97,8 @@ func (rd *respReader) next() ([][]byte, error) {
 // line returns the index of the '\n' ending the line that starts at b[i],
 // or -1.
 func line(b []byte, i int) int {
-	for ; i < len(b); i++ {
-		if b[i] == '\n' {
-			return i
-		}
+	if k := bytes.IndexByte(b[i:], '\n'); k >= 0 {
+		return i + k
 	}
 	return -1
 }
@@ -129,22 +128,42 @@ func atoi(b []byte) (int, bool) {
 	return n, true
 }
 
+// header parses the length of a "*N\r\n" or "$N\r\n" header whose digits
+// start at b[i]: the number, the index after its '\n', and ok; i == 0
+// when the header is not whole yet.
+func header(b []byte, i int) (n, next int, ok bool) {
+	// The common case in one pass: a few digits, then CRLF.
+	j := i
+	for j < len(b) && j-i < 18 && '0' <= b[j] && b[j] <= '9' {
+		n = n*10 + int(b[j]-'0')
+		j++
+	}
+	if j+1 < len(b) && j > i && b[j] == '\r' && b[j+1] == '\n' {
+		return n, j + 2, true
+	}
+	// Anything else: find the line's end and check it as redcon did.
+	k := line(b, i)
+	if k < 0 {
+		return 0, 0, true
+	}
+	if k == 0 || b[k-1] != '\r' {
+		return 0, -1, false
+	}
+	n, ok = atoi(b[i : k-1])
+	return n, k + 1, ok
+}
+
 // multibulk parses the command at the start of b (b[0] == '*') into
 // rd.args and returns its length, or 0 when it is not whole yet.
 func (rd *respReader) multibulk(b []byte) (int, error) {
-	i := line(b, 1)
-	if i < 0 {
+	count, i, ok := header(b, 1)
+	if !ok || (i > 0 && count <= 0) {
+		return 0, errMultibulkLength
+	}
+	if i == 0 {
 		return 0, nil
 	}
-	if b[i-1] != '\r' {
-		return 0, errMultibulkLength
-	}
-	count, ok := atoi(b[1 : i-1])
-	if !ok || count <= 0 {
-		return 0, errMultibulkLength
-	}
-	rd.marks = rd.marks[:0]
-	i++
+	rd.args = rd.args[:0]
 	for range count {
 		if i >= len(b) {
 			return 0, nil
@@ -152,31 +171,19 @@ func (rd *respReader) multibulk(b []byte) (int, error) {
 		if b[i] != '$' {
 			return 0, fmt.Errorf("Protocol error: expected '$', got '%c'", b[i])
 		}
-		j := line(b, i+1)
-		if j < 0 {
-			return 0, nil
-		}
-		if b[j-1] != '\r' {
+		size, j, ok := header(b, i+1)
+		if !ok || (j > 0 && size < 0) {
 			return 0, errBulkLength
 		}
-		size, ok := atoi(b[i+1 : j-1])
-		if !ok || size < 0 {
-			return 0, errBulkLength
-		}
-		if len(b)-(j+1) < size+2 {
+		if j == 0 || len(b)-j < size+2 {
 			return 0, nil
 		}
-		start := j + 1
-		i = start + size
+		i = j + size
 		if b[i] != '\r' || b[i+1] != '\n' {
 			return 0, errBulkLength
 		}
-		rd.marks = append(rd.marks, start, i)
+		rd.args = append(rd.args, b[j:i:i])
 		i += 2
-	}
-	rd.args = rd.args[:0]
-	for h := 0; h < len(rd.marks); h += 2 {
-		rd.args = append(rd.args, b[rd.marks[h]:rd.marks[h+1]:rd.marks[h+1]])
 	}
 	return i, nil
 }

@@ -294,3 +294,31 @@ func mapped(t testing.TB, path string) bool {
 	}
 	return bytes.Contains(b, []byte(path))
 }
+
+// TestNothingRunsAfterQuit: a client that pipelines QUIT and then a write
+// in one packet gets +OK and the connection closed, and the write is not
+// run (redcon's server ran the commands after QUIT in the same read, and
+// dropped their replies: an add nobody saw acknowledged).
+func TestNothingRunsAfterQuit(t *testing.T) {
+	ts := start(t, cfgWith(nil))
+	c, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write(pipeline([]string{"QUIT"}, []string{"BF.ADD", "afterquit", "x"})); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	rd := bufio.NewReader(c)
+	if got, err := readReply(rd); err != nil || got != "+OK" {
+		t.Fatalf("QUIT = %q, %v", got, err)
+	}
+	if got, err := readReply(rd); err == nil {
+		t.Fatalf("a reply after QUIT: %q", got)
+	}
+	time.Sleep(100 * time.Millisecond) // a command still running would have created the key by now
+	if got := dialRaw(t, ts.addr).do("EXISTS", "afterquit"); got != ":0" {
+		t.Fatalf("EXISTS afterquit = %q: the BF.ADD after QUIT ran", got)
+	}
+}
