@@ -84,13 +84,7 @@ func (s *Server) handle(c redcon.Conn, cmd redcon.Command) {
 		c.Close()
 		return
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			s.log.Error("internal error; connection closed", "client", c.RemoteAddr(), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			c.WriteError("ERR internal error")
-			c.Close()
-		}
-	}()
+	defer s.recoverConn(c)
 	// Admission (Server.enter) and the command count are the caller's,
 	// once per read (respConn.run): counters every core writes per
 	// command would serialize the cores.
@@ -123,6 +117,16 @@ func (s *Server) handle(c redcon.Conn, cmd redcon.Command) {
 		return
 	}
 	f(s, c, cl, cmd.Args)
+}
+
+// recoverConn, deferred, turns a panic of a command (a bug) into an error
+// reply and a closed connection, logged with its stack; the server goes on.
+func (s *Server) recoverConn(c redcon.Conn) {
+	if r := recover(); r != nil {
+		s.log.Error("internal error; connection closed", "client", c.RemoteAddr(), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		c.WriteError("ERR internal error")
+		c.Close()
+	}
 }
 
 // unknown replies as Redis does to a command it does not have.

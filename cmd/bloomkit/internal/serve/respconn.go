@@ -191,6 +191,7 @@ func (c *respConn) run() bool {
 // connection's readers hold, before its replies are written and it waits
 // for the next read.
 func (s *Server) endBatch(c redcon.Conn, cl *client) {
+	defer s.recoverConn(c)
 	s.flushExists(c, cl)
 	cl.readers.idle()
 }
