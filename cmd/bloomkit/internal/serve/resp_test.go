@@ -423,3 +423,30 @@ func TestReadersUnderChurn(t *testing.T) {
 		t.Fatalf("no key was closed for -max-open-keys: the test did not churn")
 	}
 }
+
+// TestRepliesBeforeProtocolError: the commands before a protocol error in
+// the same packet are answered, then the error, then the connection is
+// closed, as Redis does (redcon's server answered only the error).
+func TestRepliesBeforeProtocolError(t *testing.T) {
+	ts := start(t, cfgWith(nil))
+	c, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// The bulk is not followed by CRLF: the guard counts its bytes, the
+	// parser finds the framing broken.
+	if _, err := c.Write([]byte("PING\r\n*1\r\n$4\r\nPINGxx")); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	rd := bufio.NewReader(c)
+	for _, want := range []string{"+PONG", "-ERR Protocol error: invalid bulk length"} {
+		if got, err := readReply(rd); err != nil || got != want {
+			t.Fatalf("reply %q, %v; want %q", got, err, want)
+		}
+	}
+	if got, err := readReply(rd); err == nil {
+		t.Fatalf("a reply after the protocol error: %q", got)
+	}
+}
