@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,7 +19,12 @@ import (
 // benchServer serves one partitioned filter "f": n keys ("key-0" ...), n
 // from $BLOOMKIT_SERVE_BENCH_N (default 1e6), or the file
 // $BLOOMKIT_SERVE_BENCH_FILE (keys "1", "2", ... as `seq` writes them).
-func benchServer(b *testing.B) (*testServer, int) {
+func benchServer(b testing.TB) (*testServer, int) {
+	return benchServerKeys(b, func(i int) string { return "key-" + strconv.Itoa(i) })
+}
+
+// benchServerKeys is benchServer with the keys key(0), key(1), ...
+func benchServerKeys(b testing.TB, key func(int) string) (*testServer, int) {
 	dir := b.TempDir()
 	if file := os.Getenv("BLOOMKIT_SERVE_BENCH_FILE"); file != "" {
 		abs, err := filepath.Abs(file)
@@ -31,7 +37,7 @@ func benchServer(b *testing.B) (*testServer, int) {
 		benchKey = func(i int) string { return strconv.Itoa(i + 1) }
 		return start(b, cfgWith(func(c *Config) { c.Dir = dir })), 100_000_000
 	}
-	benchKey = func(i int) string { return "key-" + strconv.Itoa(i) }
+	benchKey = key
 	n := 1_000_000
 	if v := os.Getenv("BLOOMKIT_SERVE_BENCH_N"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
@@ -231,4 +237,57 @@ func loadAndMeasure(b *testing.B, ch *child) (anon, file float64) {
 		}
 	}
 	return anon, file
+}
+
+// TestLoadRedisBenchmark serves the benchmark filter (see benchServer) in
+// this process and drives it with redis-benchmark (BF.EXISTS, -c 50 -P 16
+// then -c 1), so that `go test -cpuprofile -memprofile` profiles the
+// server alone under a real client's load. It runs only with
+// BLOOMKIT_SERVE_LOAD=1 (a tool, not a check):
+//
+//	BLOOMKIT_SERVE_LOAD=1 BLOOMKIT_SERVE_BENCH_N=1e5 go test -run TestLoadRedisBenchmark \
+//	    -cpuprofile cpu.out -memprofile mem.out -memprofilerate 512 ./cmd/bloomkit/internal/serve
+func TestLoadRedisBenchmark(t *testing.T) {
+	if os.Getenv("BLOOMKIT_SERVE_LOAD") == "" {
+		t.Skip("a profiling tool: set BLOOMKIT_SERVE_LOAD=1")
+	}
+	// redis-benchmark's __rand_int__ with -r R is a 12-digit number below R:
+	// the filter holds the first n of them, so that half the lookups hit.
+	ts, n := benchServerKeys(t, func(i int) string { return fmt.Sprintf("%012d", i) })
+	_, port, _ := net.SplitHostPort(ts.addr)
+	for _, opts := range [][]string{{"-c", "50", "-P", "16", "-n", "2000000"}, {"-c", "1", "-n", "100000"}} {
+		args := append([]string{"-p", port, "-q", "-r", strconv.Itoa(2 * n)}, opts...)
+		args = append(args, "BF.EXISTS", "f", "__rand_int__")
+		out, err := exec.Command("redis-benchmark", args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("redis-benchmark: %v\n%s", err, out)
+		}
+		lines := strings.Split(strings.ReplaceAll(string(out), "\r", "\n"), "\n")
+		for i := len(lines) - 1; i >= 0; i-- {
+			if strings.TrimSpace(lines[i]) != "" {
+				t.Logf("%v: %s", opts, lines[i])
+				break
+			}
+		}
+	}
+}
+
+// BenchmarkDispatch: the request path without the network (parse,
+// dispatch, lookup, replies) over a recorded pipeline of 16 BF.EXISTS on
+// one key, as one read; reports ns and allocations per command.
+func BenchmarkDispatch(b *testing.B) {
+	ts, n := benchServer(b)
+	var cmds [][]string
+	for i := range 16 {
+		cmds = append(cmds, []string{"BF.EXISTS", "f", benchKey((i * 7919) % n)})
+	}
+	req := pipeline(cmds...)
+	c := newLoopConn(b, ts.Server)
+	c.do(req)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		c.do(req)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cmds)), "ns/command")
 }

@@ -94,7 +94,7 @@ func cmdMExists(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 		return
 	}
 	keys := args[2:]
-	e, ls, err := s.acquireKey(args[1])
+	k, h, err := s.view(cl, args[1])
 	if err != nil && !errors.Is(err, errNoKey) {
 		s.keyError(c, err)
 		return
@@ -106,7 +106,6 @@ func cmdMExists(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 		}
 		return
 	}
-	h := ls.Value()
 	if h.many != nil {
 		cl.found = h.many(keys, cl.found[:0])
 	} else {
@@ -115,18 +114,7 @@ func cmdMExists(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 			cl.found = append(cl.found, h.f.Contains(k))
 		}
 	}
-	ls.Release()
-	var hits uint64
-	for _, f := range cl.found[:len(keys)] {
-		if f {
-			hits++
-			c.WriteInt(1)
-		} else {
-			c.WriteInt(0)
-		}
-	}
-	e.hits.Add(hits)
-	e.misses.Add(uint64(len(keys)) - hits)
+	k.reply(c, cl.found[:len(keys)])
 }
 
 func cmdCard(s *Server, c redcon.Conn, cl *client, args [][]byte) {

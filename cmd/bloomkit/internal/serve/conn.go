@@ -17,8 +17,10 @@ type client struct {
 	found   []bool   // BF.MEXISTS results
 	keys    [][]byte // BF.MEXISTS keys
 	guard   *guardConn
-	checked time.Time // when gone last looked
-	row     []bool    // scratch of glob.match
+	checked time.Time   // when gone last looked
+	row     []bool      // scratch of glob.match
+	readers connReaders // the filters this connection looks up (connreader.go)
+	batch   existsBatch // BF.EXISTS queued for one batch lookup
 }
 
 func (s *Server) accept(c redcon.Conn) bool {
@@ -82,25 +84,28 @@ func (s *Server) handle(c redcon.Conn, cmd redcon.Command) {
 		c.Close()
 		return
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			s.log.Error("internal error; connection closed", "client", c.RemoteAddr(), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			c.WriteError("ERR internal error")
-			c.Close()
-		}
-	}()
-	if !s.enter() {
-		s.refuseStopping(c)
-		return
-	}
-	defer s.leave()
-	s.stats.commands.Add(1)
+	defer s.recoverConn(c)
+	// Admission (Server.enter) and the command count are the caller's,
+	// once per read (respConn.run): counters every core writes per
+	// command would serialize the cores.
 	name := cmd.Args[0]
 	cl.lower = append(cl.lower[:0], name...)
 	for i, b := range cl.lower {
 		if 'A' <= b && b <= 'Z' {
 			cl.lower[i] = b + 'a' - 'A'
 		}
+	}
+	// A hook that queues commands (MULTI) goes here, before the batch.
+	if len(cmd.Args) == 3 && string(cl.lower) == "bf.exists" && cl.authed {
+		s.queueExists(c, cl, cmd.Args[1], cmd.Args[2])
+		return
+	}
+	// Replies stay in order: the lookups queued before are answered
+	// first. Only lookups run while the connection's readers hold their
+	// filters (see connReaders).
+	s.flushExists(c, cl)
+	if string(cl.lower) != "bf.mexists" {
+		cl.readers.idle()
 	}
 	f := commands[string(cl.lower)]
 	if f == nil {
@@ -112,6 +117,16 @@ func (s *Server) handle(c redcon.Conn, cmd redcon.Command) {
 		return
 	}
 	f(s, c, cl, cmd.Args)
+}
+
+// recoverConn, deferred, turns a panic of a command (a bug) into an error
+// reply and a closed connection, logged with its stack; the server goes on.
+func (s *Server) recoverConn(c redcon.Conn) {
+	if r := recover(); r != nil {
+		s.log.Error("internal error; connection closed", "client", c.RemoteAddr(), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		c.WriteError("ERR internal error")
+		c.Close()
+	}
 }
 
 // unknown replies as Redis does to a command it does not have.

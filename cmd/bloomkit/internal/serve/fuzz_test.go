@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"bytes"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -27,8 +29,9 @@ var fuzzSeeds = []string{
 	"BF.INFO k 'size\r\n",
 }
 
-// FuzzParser: whatever the guard lets through, redcon's parser takes
-// without a panic, and no accepted command breaks the limits.
+// FuzzParser: whatever the guard lets through, the server's parser
+// (respReader) takes without a panic, and no accepted command breaks the
+// limits.
 func FuzzParser(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s), uint8(3))
@@ -41,18 +44,127 @@ func FuzzParser(f *testing.F) {
 		// redcon reads what the guard hands on.
 		cut := int(split) % (len(data) + 1)
 		g := &guardConn{Conn: &chunkConn{chunks: [][]byte{data[:cut], data[cut:]}}, s: s, lim: limitsOf(&s.cfg), authed: true}
-		rd := redcon.NewReader(g)
-		for {
-			cmd, err := rd.ReadCommand()
-			if err != nil {
-				return
+		for _, cmd := range parseAll(t, readAll(g), int(split)) {
+			if len(cmd) > 16 {
+				t.Fatalf("%d args passed the guard", len(cmd))
 			}
-			if len(cmd.Args) > 16 {
-				t.Fatalf("%d args passed the guard", len(cmd.Args))
-			}
-			for _, a := range cmd.Args {
+			for _, a := range cmd {
 				if len(a) > maxInline {
 					t.Fatalf("argument of %d bytes passed the guard", len(a))
+				}
+			}
+		}
+	})
+}
+
+// readAll returns what r hands on until its first error.
+func readAll(r io.Reader) []byte {
+	var out []byte
+	buf := make([]byte, 512)
+	for {
+		n, err := r.Read(buf)
+		out = append(out, buf[:n]...)
+		if err != nil {
+			return out
+		}
+	}
+}
+
+// parseAll parses data with a respReader fed in two reads, split at cut
+// (mod the length), and returns copies of the commands; a protocol error
+// ends them.
+func parseAll(t *testing.T, data []byte, cut int) [][][]byte {
+	cmds, _ := parseAllErr(t, data, cut)
+	return cmds
+}
+
+func parseAllErr(t *testing.T, data []byte, cut int) ([][][]byte, error) {
+	var rd respReader
+	var cmds [][][]byte
+	cut %= len(data) + 1
+	for len(data) > 0 {
+		sp := rd.space()
+		if cut > 0 {
+			sp = sp[:min(len(sp), cut)]
+		}
+		n := copy(sp, data)
+		data = data[n:]
+		cut -= n
+		rd.w += n
+		for {
+			args, err := rd.next()
+			if err != nil {
+				return cmds, err
+			}
+			if args == nil {
+				break
+			}
+			var c [][]byte
+			for _, a := range args {
+				c = append(c, bytes.Clone(a))
+			}
+			cmds = append(cmds, c)
+		}
+		rd.reset()
+	}
+	return cmds, nil
+}
+
+// FuzzRESPReader: on every stream the guard lets through, the server's
+// parser (respReader, fed in reads split anywhere) returns the commands
+// redcon's parser returns, and a protocol error where redcon has one
+// (redcon drops the whole commands read in the same batch as the error;
+// respReader answers them first, as Redis does).
+func FuzzRESPReader(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s), uint8(3))
+	}
+	for _, s := range []string{
+		"BF.EXISTS k \"a b\" 'c d'\r\nPING\n",
+		"SET k \"a\\nb\\\"c\"\r\n",
+		"  PING   x  \r\n\r\n\n",
+		"*2\r\n$4\r\nECHO\r\n$0\r\n\r\n",
+		"*1\r\n$4\r\nPINGxx",
+		"ECHO \"\"\r\n",
+		"ECHO a\"b\r\n",
+		"ECHO \"a\"b\r\n",
+	} {
+		f.Add([]byte(s), uint8(1))
+	}
+	s := &Server{cfg: Defaults(), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	s.cfg.MaxArgs, s.cfg.MaxBulk, s.cfg.MaxCommand = 64, 1024, 4096
+	s.pending.max = 1 << 20
+	f.Fuzz(func(t *testing.T, data []byte, split uint8) {
+		g := &guardConn{Conn: &chunkConn{chunks: [][]byte{data}}, s: s, lim: limitsOf(&s.cfg), authed: true}
+		passed := readAll(g)
+		var want [][][]byte
+		wantErr := false
+		rr := redcon.NewReader(bytes.NewReader(passed))
+		for {
+			cmd, err := rr.ReadCommand()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				wantErr = true
+				break
+			}
+			want = append(want, cmd.Args)
+		}
+		got, err := parseAllErr(t, passed, int(split))
+		if wantErr != (err != nil) {
+			t.Fatalf("%q: redcon's error %v, respReader's %v", passed, wantErr, err)
+		}
+		if len(got) < len(want) || (!wantErr && len(got) != len(want)) {
+			t.Fatalf("%q: respReader %q, redcon %q", passed, got, want)
+		}
+		for i := range want {
+			if len(got[i]) != len(want[i]) {
+				t.Fatalf("%q: command %d: respReader %q, redcon %q", passed, i, got[i], want[i])
+			}
+			for j := range want[i] {
+				if !bytes.Equal(got[i][j], want[i][j]) {
+					t.Fatalf("%q: command %d: respReader %q, redcon %q", passed, i, got[i], want[i])
 				}
 			}
 		}

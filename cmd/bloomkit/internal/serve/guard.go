@@ -45,7 +45,7 @@ func (l *guardListener) Accept() (net.Conn, error) {
 			return nil, net.ErrClosed
 		}
 	}
-	g := &guardConn{Conn: c, s: l.s, lim: limitsOf(&l.s.cfg), authed: true}
+	g := &guardConn{Conn: c, s: l.s, lim: limitsOf(&l.s.cfg), authed: true, stripe: nextStripe.Add(1)}
 	if l.s.cfg.Password != "" {
 		g.lim, g.authed = preAuthLimits, false
 	}
@@ -76,6 +76,7 @@ type guardConn struct {
 	s      *Server
 	lim    cmdLimits
 	authed bool
+	stripe uint32 // of the server's striped counts
 
 	hold    []byte       // bytes read and not handed to redcon yet
 	ready   int          // hold[:ready] are whole commands
@@ -145,7 +146,7 @@ func (g *guardConn) Read(p []byte) (int, error) {
 			// Nothing held: read straight into p, keep what follows the
 			// last whole command.
 			n, err := g.Conn.Read(p)
-			g.s.stats.netIn.Add(uint64(n))
+			g.s.stats.netIn.add(g.stripe, int64(n))
 			msg, end, stop := g.scan(p[:n])
 			if msg != "" {
 				return 0, g.fail(msg)
@@ -172,7 +173,7 @@ func (g *guardConn) Read(p []byte) (int, error) {
 			return 0, g.fail(g.overBudget())
 		}
 		n, err := g.Conn.Read(g.hold[len(g.hold):cap(g.hold)])
-		g.s.stats.netIn.Add(uint64(n))
+		g.s.stats.netIn.add(g.stripe, int64(n))
 		g.hold = g.hold[:len(g.hold)+n]
 		g.readErr = err
 	}
@@ -355,7 +356,7 @@ func (g *guardConn) gone() bool {
 	g.Conn.SetReadDeadline(time.Now().Add(time.Millisecond))
 	n, err := g.Conn.Read(g.hold[len(g.hold):min(cap(g.hold), len(g.hold)+512)])
 	g.Conn.SetReadDeadline(time.Time{})
-	g.s.stats.netIn.Add(uint64(n))
+	g.s.stats.netIn.add(g.stripe, int64(n))
 	g.hold = g.hold[:len(g.hold)+n]
 	var ne net.Error
 	if err != nil && !(errors.As(err, &ne) && ne.Timeout()) {

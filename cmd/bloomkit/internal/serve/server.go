@@ -81,7 +81,7 @@ type Server struct {
 	cfg   Config
 	fixed mmapstore.Variant
 	log   *slog.Logger
-	rs    *redcon.Server
+	conns connSet // the connections served (respconn.go)
 	ln    net.Listener
 	start time.Time
 
@@ -104,9 +104,11 @@ type Server struct {
 
 	refused refusals // rate limits of repeating refusals' log lines
 
-	// running counts the commands executing; stopBit is set once the stop
-	// began, after which no command starts (see enter and Shutdown).
-	running atomic.Int64
+	// running counts the reads whose commands are executing, striped by
+	// connection; stopping is set once the stop began, after which no
+	// command starts (see enter and Shutdown).
+	running  stripedCount
+	stopping atomic.Bool
 
 	ctx      context.Context // done at Shutdown
 	stop     context.CancelFunc
@@ -116,9 +118,10 @@ type Server struct {
 }
 
 type stats struct {
-	conns, rejected, commands, protoErrs atomic.Uint64
-	hits, misses, swaps, refused, syncs  atomic.Uint64
-	syncErrs, netIn                      atomic.Uint64
+	conns, rejected, protoErrs          atomic.Uint64
+	hits, misses, swaps, refused, syncs atomic.Uint64
+	syncErrs                            atomic.Uint64
+	commands, netIn                     stripedCount // added to per read
 }
 
 // New checks cfg and listens on cfg.Addr; Serve then answers clients.
@@ -153,10 +156,6 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.ln = &guardListener{Listener: ln, s: s}
-	s.rs = redcon.NewServerNetwork("tcp", cfg.Addr, s.handle, s.accept, s.closed)
-	if cfg.IdleTimeout > 0 {
-		s.rs.SetIdleClose(cfg.IdleTimeout)
-	}
 	return s, nil
 }
 
@@ -212,7 +211,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	go s.every(s.ctx, s.cfg.FsyncInterval, s.syncAll)
 	go s.every(s.ctx, s.cfg.WatchInterval, s.rescan)
 	errc := make(chan error, 1)
-	go func() { errc <- s.rs.Serve(s.ln) }()
+	go func() { errc <- s.serveConns(s.ln) }()
 	var err error
 	select {
 	case <-ctx.Done():
@@ -231,15 +230,15 @@ func (s *Server) Shutdown() {
 		// No command starts from here on; those running finish before
 		// the filters are synced and sealed, so nothing is created or
 		// acknowledged after the seal pass.
-		s.running.Or(stopBit)
-		for s.running.Load() != stopBit {
+		s.stopping.Store(true)
+		for s.running.Load() != 0 {
 			time.Sleep(time.Millisecond)
 		}
 		s.runMu.Lock()
 		s.stop() // no loop starts after this
 		s.runMu.Unlock()
-		s.rs.Close()
 		s.ln.Close()
+		s.conns.closeAll()
 		s.loops.Wait()
 		s.each(func(e *entry) {
 			e.wmu.Lock()
@@ -255,19 +254,21 @@ func (s *Server) Shutdown() {
 	})
 }
 
-const stopBit = 1 << 62
-
-// enter admits a command unless the stop began; leave must follow an
-// admitted one.
-func (s *Server) enter() bool {
-	if s.running.Add(1)&stopBit != 0 {
-		s.running.Add(-1)
+// enter admits the commands of one read of the connection of the given
+// stripe unless the stop began; leave must follow an admitted one. A
+// command admitted is counted before the stop flag is read, and Shutdown
+// sets the flag before it sums the counts: either Shutdown waits for the
+// command, or the command sees the flag.
+func (s *Server) enter(stripe uint32) bool {
+	s.running.add(stripe, 1)
+	if s.stopping.Load() {
+		s.running.add(stripe, -1)
 		return false
 	}
 	return true
 }
 
-func (s *Server) leave() { s.running.Add(-1) }
+func (s *Server) leave(stripe uint32) { s.running.add(stripe, -1) }
 
 // refuseStopping answers a command that arrived after the stop began (a
 // pipeline's tail): an error, never an acknowledgement, and the
