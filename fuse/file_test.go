@@ -254,7 +254,8 @@ func TestLive(t *testing.T) {
 	l, err := mmapstore.NewLive(path, OpenReadOnly)
 	require.NoError(t, err)
 	defer l.Close()
-	lease := l.Acquire()
+	lease, err := l.Acquire()
+	require.NoError(t, err)
 	requireAll(t, lease.Value(), keySet(1, 3000))
 	buildFile(t, path, keySet(2, 3000), 0.01)
 	swapped, err := l.Reload()
@@ -262,7 +263,8 @@ func TestLive(t *testing.T) {
 	require.True(t, swapped)
 	requireAll(t, lease.Value(), keySet(1, 3000)) // the old lease still maps the old file
 	lease.Release()
-	lease = l.Acquire()
+	lease, err = l.Acquire()
+	require.NoError(t, err)
 	requireAll(t, lease.Value(), keySet(2, 3000))
 	lease.Release()
 }
