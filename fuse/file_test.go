@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/bloomkit/bloomkit"
 	"io"
 	"os"
 	"path/filepath"
@@ -76,9 +77,10 @@ func TestGoldenFile(t *testing.T) {
 // suites used here.
 type tf struct{ *Filter }
 
-func (tf) Add([]byte) bool       { panic("fuse: no Add") }
-func (tf) AddString(string) bool { panic("fuse: no Add") }
-func (f tf) Publish() error      { return mmapstore.ErrNotTemp }
+func (tf) Add([]byte) bool                { panic("fuse: no Add") }
+func (tf) AddString(string) bool          { panic("fuse: no Add") }
+func (tf) AddDigest(bloomkit.Digest) bool { panic("fuse: no Add") }
+func (f tf) Publish() error               { return mmapstore.ErrNotTemp }
 
 func wrap(f *Filter, err error) (tf, error) { return tf{f}, err }
 
