@@ -3,17 +3,14 @@ package standard
 import (
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/filterfile"
+	"github.com/bloomkit/bloomkit/internal/faces"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
 // The face of every variant (bloomkit.Filter) and this one's optional ones.
 var _ interface {
-	bloomkit.Adder
-	bloomkit.Combiner[*Filter]
+	faces.Combining[*Filter]
 	bloomkit.DigestBatchContainer
-	bloomkit.FileWriter
-	bloomkit.Publisher
-	bloomkit.Prefaulter
 } = (*Filter)(nil)
 
 func init() { filterfile.Register(mmapstore.Standard, Open, OpenReadOnly) }
