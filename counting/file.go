@@ -3,6 +3,7 @@ package counting
 import (
 	"fmt"
 
+	"github.com/bloomkit/bloomkit/internal/classic"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -24,7 +25,7 @@ func CreateTemp(path string, n uint64, p float64, opts ...Option) (*Filter, erro
 }
 
 func create(path string, n uint64, p float64, opts []Option, temp bool) (*Filter, error) {
-	g, err := geometryFor(n, p, configure(opts))
+	g, err := classic.For(n, p, classic.Configure(opts))
 	if err != nil {
 		return nil, fmt.Errorf("counting: %w", err)
 	}
@@ -59,7 +60,7 @@ func open(path string, readOnly bool) (*Filter, error) {
 		return nil, fmt.Errorf("counting: %w", err)
 	}
 	h := mf.Header()
-	f := newFilter(geometryOf(h))
+	f := newFilter(classic.Of(h))
 	f.readOnly = readOnly
 	f.added.store(h.Count)
 	f.attach(mf)

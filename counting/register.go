@@ -7,10 +7,9 @@ import (
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
-// The face of every variant (bloomkit.Filter) and this one's optional ones.
-var _ interface {
-	faces.Combining[*Filter]
-	bloomkit.Remover
-} = (*Filter)(nil)
+// The face of every variant (bloomkit.Filter), checked with the interfaces
+// this variant has beside it.
+var _ faces.Combining[*Filter] = (*Filter)(nil)
+var _ bloomkit.Remover = (*Filter)(nil)
 
 func init() { filterfile.Register(mmapstore.Counting, Open, OpenReadOnly) }

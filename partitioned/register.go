@@ -7,12 +7,11 @@ import (
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
-// The face of every variant (bloomkit.Filter) and this one's optional ones.
-var _ interface {
-	faces.Combining[*Filter]
-	bloomkit.BatchAdder
-	bloomkit.BatchContainer
-	bloomkit.DigestBatchContainer
-} = (*Filter)(nil)
+// The face of every variant (bloomkit.Filter), checked with the interfaces
+// this variant has beside it.
+var _ faces.Combining[*Filter] = (*Filter)(nil)
+var _ bloomkit.BatchAdder = (*Filter)(nil)
+var _ bloomkit.BatchContainer = (*Filter)(nil)
+var _ bloomkit.DigestBatchContainer = (*Filter)(nil)
 
 func init() { filterfile.Register(mmapstore.Partitioned, Open, OpenReadOnly) }

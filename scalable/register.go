@@ -7,11 +7,10 @@ import (
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
-// The face of every variant (bloomkit.Filter) and this one's optional ones.
-var _ interface {
-	faces.File
-	bloomkit.TryAdder
-} = (*Filter)(nil)
+// The face of every variant (bloomkit.Filter), checked with the interfaces
+// this variant has beside it.
+var _ faces.File = (*Filter)(nil)
+var _ bloomkit.TryAdder = (*Filter)(nil)
 
 func init() {
 	filterfile.Register(mmapstore.Scalable, func(path string) (*Filter, error) { return Open(path) }, OpenReadOnly)

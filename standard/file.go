@@ -3,6 +3,7 @@ package standard
 import (
 	"fmt"
 
+	"github.com/bloomkit/bloomkit/internal/classic"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -24,7 +25,7 @@ func CreateTemp(path string, n uint64, p float64, opts ...Option) (*Filter, erro
 }
 
 func create(path string, n uint64, p float64, opts []Option, temp bool) (*Filter, error) {
-	g, err := geometryFor(n, p, configure(opts))
+	g, err := classic.For(n, p, classic.Configure(opts))
 	if err != nil {
 		return nil, fmt.Errorf("standard: %w", err)
 	}
@@ -58,7 +59,7 @@ func open(path string, readOnly bool) (*Filter, error) {
 		return nil, fmt.Errorf("standard: %w", err)
 	}
 	h := mf.Header()
-	f := &Filter{geom: geometryOf(h), readOnly: readOnly}
+	f := &Filter{geom: classic.Of(h), readOnly: readOnly}
 	f.added.Store(h.Count)
 	f.attach(mf)
 	return f, nil
