@@ -5,9 +5,16 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/bloomkit/bloomkit"
+	"github.com/bloomkit/bloomkit/filterfile"
 )
 
-// Filter is the face every compared filter shows the harness.
+// Filter is what the harness needs of every compared filter, bloomkit's
+// and the peer libraries' alike (a peer has no digests, files or scheme, so
+// this is less than bloomkit.Filter). bloomkit's variants reach it through
+// their face, bloomkit.Filter, by one adapter (Face); the peers each have
+// an adapter file of their own.
 type Filter interface {
 	// Add adds key. Static filters, which are built from the whole key set,
 	// panic.
@@ -202,3 +209,116 @@ func Select(names string) ([]*Variant, error) {
 
 // errStatic is the panic of Add on a static filter.
 const errStatic = "benchmarks: Add on a static filter"
+
+// face adapts any bloomkit filter to the harness through bloomkit.Filter
+// and its optional interfaces: Add is the filter's (bloomkit.Adder), or
+// add when given (a Builder's), or a panic for a static filter; WriteFile
+// is bloomkit.FileWriter's. The harness's optional interfaces are those the
+// filter has: BatchFilter for a bloomkit.BatchContainer, BatchAdder for a
+// bloomkit.BatchAdder (or addMany when given).
+type face struct {
+	f        bloomkit.Filter
+	add      func(key []byte) bool
+	addMany  func(keys [][]byte) int
+	prefault func()
+}
+
+// FaceOptions change how Face adapts a filter.
+type FaceOptions struct {
+	// Add and AddMany replace the filter's own (a Builder's, say).
+	Add     func(key []byte) bool
+	AddMany func(keys [][]byte) int
+	// Prefault writes every word of a fresh filter without changing it
+	// (an Intersect with itself); nil: no Prefaulter.
+	Prefault func()
+}
+
+// Face returns f to the harness (see face).
+func Face(f bloomkit.Filter, o FaceOptions) Filter {
+	x := face{f: f, add: o.Add, addMany: o.AddMany, prefault: o.Prefault}
+	if x.add == nil {
+		if a, ok := f.(bloomkit.Adder); ok {
+			x.add = a.Add
+		}
+	}
+	if x.addMany == nil {
+		if a, ok := f.(bloomkit.BatchAdder); ok {
+			x.addMany = a.AddMany
+		}
+	}
+	bc, many := f.(bloomkit.BatchContainer)
+	switch {
+	case many && x.addMany != nil && x.prefault != nil:
+		return faceBatchAddPrefault{faceBatchAdd{faceBatch{x, bc}}}
+	case many && x.addMany != nil:
+		return faceBatchAdd{faceBatch{x, bc}}
+	case many:
+		return faceBatch{x, bc}
+	case x.prefault != nil:
+		return facePrefault{x}
+	}
+	return x
+}
+
+func (x face) Add(key []byte) {
+	if x.add == nil {
+		panic(errStatic)
+	}
+	x.add(key)
+}
+func (x face) Contains(key []byte) bool { return x.f.Contains(key) }
+func (x face) Bytes() uint64            { return x.f.Bytes() }
+func (x face) WriteFile(path string) error {
+	fw, ok := x.f.(bloomkit.FileWriter)
+	if !ok {
+		return fmt.Errorf("benchmarks: %T writes no file", x.f)
+	}
+	return fw.WriteFile(path)
+}
+
+type facePrefault struct{ face }
+
+func (x facePrefault) Prefault() { x.prefault() }
+
+type faceBatch struct {
+	face
+	bc bloomkit.BatchContainer
+}
+
+func (x faceBatch) ContainsMany(keys [][]byte, found []bool) []bool {
+	return x.bc.ContainsMany(keys, found)
+}
+
+type faceBatchAdd struct{ faceBatch }
+
+func (x faceBatchAdd) AddMany(keys [][]byte) int { return x.addMany(keys) }
+
+type faceBatchAddPrefault struct{ faceBatchAdd }
+
+func (x faceBatchAddPrefault) Prefault() { x.prefault() }
+
+// openFace maps the filter file at path read-only, whatever its variant
+// (filterfile), for the harness; the closer unmaps it.
+func openFace(path string) (Filter, io.Closer, error) {
+	f, err := filterfile.OpenReadOnly(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return Face(f, FaceOptions{}), f, nil
+}
+
+// newFace adapts a variant's constructor (F its *Filter) to Variant.New,
+// with the options o(f) (nil: none).
+func newFace[F bloomkit.Filter](newF func(n uint64, p float64) (F, error), o func(F) FaceOptions) func(n uint64, p float64) (Filter, error) {
+	return func(n uint64, p float64) (Filter, error) {
+		f, err := newF(n, p)
+		if err != nil {
+			return nil, err
+		}
+		var opts FaceOptions
+		if o != nil {
+			opts = o(f)
+		}
+		return Face(f, opts), nil
+	}
+}

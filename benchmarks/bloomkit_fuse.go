@@ -1,22 +1,13 @@
 package benchmarks
 
 import (
-	"io"
-
 	"github.com/bloomkit/bloomkit/fuse"
 )
 
 // bloomkitFuse is bloomkit's static binary fuse filter (sharded, mapped from
-// its file). Build collects the keys and calls fuse.Build.
-type bloomkitFuse struct{ f *fuse.Filter }
-
-func (x bloomkitFuse) Add([]byte)                  { panic(errStatic) }
-func (x bloomkitFuse) Contains(key []byte) bool    { return x.f.Contains(key) }
-func (x bloomkitFuse) Bytes() uint64               { return x.f.Bytes() }
-func (x bloomkitFuse) WriteFile(path string) error { return x.f.WriteFile(path) }
-func (x bloomkitFuse) ContainsMany(keys [][]byte, found []bool) []bool {
-	return x.f.ContainsMany(keys, found)
-}
+// its file) to the harness: Face, whose Add panics. Build collects the keys
+// and calls fuse.Build.
+func bloomkitFuse(f *fuse.Filter) Filter { return Face(f, FaceOptions{}) }
 
 func buildBloomkitFuse(p float64) func(keys KeySource, n uint64) (Filter, error) {
 	return func(keys KeySource, n uint64) (Filter, error) {
@@ -30,16 +21,8 @@ func buildBloomkitFuse(p float64) func(keys KeySource, n uint64) (Filter, error)
 		if err != nil {
 			return nil, err
 		}
-		return bloomkitFuse{f}, nil
+		return bloomkitFuse(f), nil
 	}
-}
-
-func openBloomkitFuse(path string) (Filter, io.Closer, error) {
-	f, err := fuse.OpenReadOnly(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	return bloomkitFuse{f}, f, nil
 }
 
 func init() {
@@ -52,7 +35,7 @@ func init() {
 		ConcurrentLookups: true,
 		Build:             buildBloomkitFuse(fuse.Rate8),
 		Rate:              fuse.Rate8,
-		Open:              openBloomkitFuse,
+		Open:              openFace,
 	})
 	register(&Variant{
 		Name:              "fuse-16",
@@ -63,6 +46,6 @@ func init() {
 		ConcurrentLookups: true,
 		Build:             buildBloomkitFuse(fuse.Rate16),
 		Rate:              fuse.Rate16,
-		Open:              openBloomkitFuse,
+		Open:              openFace,
 	})
 }

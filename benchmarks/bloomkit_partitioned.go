@@ -1,36 +1,26 @@
 package benchmarks
 
 import (
-	"io"
-
 	"github.com/bloomkit/bloomkit/partitioned"
 )
 
-type partitionedFilter struct{ f *partitioned.Filter }
+// newPartitioned is partitioned.New without options.
+func newPartitioned(n uint64, p float64) (*partitioned.Filter, error) { return partitioned.New(n, p) }
 
-func (p partitionedFilter) Add(key []byte)              { p.f.Add(key) }
-func (p partitionedFilter) Contains(key []byte) bool    { return p.f.Contains(key) }
-func (p partitionedFilter) Bytes() uint64               { return p.f.Bytes() }
-func (p partitionedFilter) WriteFile(path string) error { return p.f.WriteFile(path) }
-func (p partitionedFilter) AddMany(keys [][]byte) int   { return p.f.AddMany(keys) }
-func (p partitionedFilter) ContainsMany(keys [][]byte, found []bool) []bool {
-	return p.f.ContainsMany(keys, found)
+// prefaultPartitioned writes every word (an AND of the filter with itself:
+// the bits stay as they are).
+func prefaultPartitioned(f *partitioned.Filter) FaceOptions {
+	return FaceOptions{Prefault: func() { _ = f.Intersect(f) }}
 }
-
-// Prefault writes every word (an AND of the filter with itself: the bits
-// stay as they are).
-func (p partitionedFilter) Prefault() { _ = p.f.Intersect(p.f) }
 
 // partitionedBuilder adds through a partitioned.Builder: plain stores, for
 // the one goroutine that builds a filter alone (the CLI's build). Lookups
 // are the filter's own.
-type partitionedBuilder struct {
-	partitionedFilter
-	b *partitioned.Builder
+func partitionedBuilder(f *partitioned.Filter) FaceOptions {
+	o, b := prefaultPartitioned(f), f.Builder()
+	o.Add, o.AddMany = b.Add, b.AddMany
+	return o
 }
-
-func (p partitionedBuilder) Add(key []byte)            { p.b.Add(key) }
-func (p partitionedBuilder) AddMany(keys [][]byte) int { return p.b.AddMany(keys) }
 
 func init() {
 	register(&Variant{
@@ -40,20 +30,8 @@ func init() {
 		Ours:              true,
 		Design:            "partitioned, filled by one goroutine through a Builder (plain stores, not safe alongside other use); lookups as partitioned",
 		ConcurrentLookups: true,
-		New: func(n uint64, p float64) (Filter, error) {
-			f, err := partitioned.New(n, p)
-			if err != nil {
-				return nil, err
-			}
-			return partitionedBuilder{partitionedFilter{f}, f.Builder()}, nil
-		},
-		Open: func(path string) (Filter, io.Closer, error) {
-			f, err := partitioned.OpenReadOnly(path)
-			if err != nil {
-				return nil, nil, err
-			}
-			return partitionedFilter{f}, f, nil
-		},
+		New:               newFace(newPartitioned, partitionedBuilder),
+		Open:              openFace,
 	})
 	register(&Variant{
 		Name:              "partitioned",
@@ -63,19 +41,7 @@ func init() {
 		Design:            "cache-line blocked: all k bits of a key in one 512-bit block, sized by the blocked formula",
 		ConcurrentLookups: true,
 		ConcurrentAdds:    true,
-		New: func(n uint64, p float64) (Filter, error) {
-			f, err := partitioned.New(n, p)
-			if err != nil {
-				return nil, err
-			}
-			return partitionedFilter{f}, nil
-		},
-		Open: func(path string) (Filter, io.Closer, error) {
-			f, err := partitioned.OpenReadOnly(path)
-			if err != nil {
-				return nil, nil, err
-			}
-			return partitionedFilter{f}, f, nil
-		},
+		New:               newFace(newPartitioned, prefaultPartitioned),
+		Open:              openFace,
 	})
 }

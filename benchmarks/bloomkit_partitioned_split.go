@@ -1,25 +1,15 @@
 package benchmarks
 
 import (
-	"io"
-
 	"github.com/bloomkit/bloomkit/partitioned"
 )
 
 // The split-block layout of partitioned (partitioned.WithSplitBlock): its
 // own variants, so BenchmarkDuel can alternate it with the 512-bit block.
-// Files record the layout, so Open is partitioned's.
+// Files record the layout, so Open is any filter file's.
 
 func newSplit(n uint64, p float64) (*partitioned.Filter, error) {
 	return partitioned.New(n, p, partitioned.WithSplitBlock())
-}
-
-func openPartitioned(path string) (Filter, io.Closer, error) {
-	f, err := partitioned.OpenReadOnly(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	return partitionedFilter{f}, f, nil
 }
 
 func init() {
@@ -31,14 +21,8 @@ func init() {
 		Design:            "partitioned.WithSplitBlock: 256-bit blocks of eight 32-bit lanes, one bit per lane (k = 8), sized by the split-block formula",
 		ConcurrentLookups: true,
 		ConcurrentAdds:    true,
-		New: func(n uint64, p float64) (Filter, error) {
-			f, err := newSplit(n, p)
-			if err != nil {
-				return nil, err
-			}
-			return partitionedFilter{f}, nil
-		},
-		Open: openPartitioned,
+		New:               newFace(newSplit, prefaultPartitioned),
+		Open:              openFace,
 	})
 	register(&Variant{
 		Name:              "partitioned-split-builder",
@@ -47,13 +31,7 @@ func init() {
 		Ours:              true,
 		Design:            "partitioned-split, filled by one goroutine through a Builder (plain stores); lookups as partitioned-split",
 		ConcurrentLookups: true,
-		New: func(n uint64, p float64) (Filter, error) {
-			f, err := newSplit(n, p)
-			if err != nil {
-				return nil, err
-			}
-			return partitionedBuilder{partitionedFilter{f}, f.Builder()}, nil
-		},
-		Open: openPartitioned,
+		New:               newFace(newSplit, partitionedBuilder),
+		Open:              openFace,
 	})
 }

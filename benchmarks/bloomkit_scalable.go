@@ -1,33 +1,11 @@
 package benchmarks
 
 import (
-	"io"
-
 	"github.com/bloomkit/bloomkit/scalable"
 )
 
-type scalableFilter struct{ f *scalable.Filter }
-
-func (s scalableFilter) Add(key []byte)              { s.f.Add(key) }
-func (s scalableFilter) Contains(key []byte) bool    { return s.f.Contains(key) }
-func (s scalableFilter) Bytes() uint64               { return s.f.Bytes() }
-func (s scalableFilter) WriteFile(path string) error { return s.f.WriteFile(path) }
-
-func newScalable(n0 uint64, p float64) (Filter, error) {
-	f, err := scalable.New(max(n0, 1), p)
-	if err != nil {
-		return nil, err
-	}
-	return scalableFilter{f}, nil
-}
-
-func openScalable(path string) (Filter, io.Closer, error) {
-	f, err := scalable.OpenReadOnly(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	return scalableFilter{f}, f, nil
-}
+// newScalable is a scalable filter whose first stage is for n0 keys.
+func newScalable(n0 uint64, p float64) (*scalable.Filter, error) { return scalable.New(max(n0, 1), p) }
 
 func init() {
 	register(&Variant{
@@ -38,8 +16,8 @@ func init() {
 		Design:            "stages of blocked filters, capacity ×2 and rate ×0.85 per stage, first stage for n keys",
 		ConcurrentLookups: true,
 		ConcurrentAdds:    true,
-		New:               newScalable,
-		Open:              openScalable,
+		New:               newFace(newScalable, nil),
+		Open:              openFace,
 	})
 	register(&Variant{
 		Name:              "scalable-grown",
@@ -49,7 +27,9 @@ func init() {
 		Design:            "the scalable filter started at n/64 keys, grown to n (7 stages)",
 		ConcurrentLookups: true,
 		ConcurrentAdds:    true,
-		New:               func(n uint64, p float64) (Filter, error) { return newScalable(n/GrowFactor, p) },
-		Open:              openScalable,
+		New: newFace(func(n uint64, p float64) (*scalable.Filter, error) {
+			return newScalable(n/GrowFactor, p)
+		}, nil),
+		Open: openFace,
 	})
 }

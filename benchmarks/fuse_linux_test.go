@@ -55,7 +55,7 @@ func BenchmarkFuseDuel(b *testing.B) {
 				}
 				b.Run(name+"/op="+op, func(b *testing.B) {
 					run := []func() float64{
-						lookupTurns(bloomkitFuse{ours}, set, 4096),
+						lookupTurns(bloomkitFuse(ours), set, 4096),
 						lookupTurns(theirs, set, 4096),
 					}
 					duelReport(b, run)
@@ -64,7 +64,7 @@ func BenchmarkFuseDuel(b *testing.B) {
 			b.Run(name+"/op=many", func(b *testing.B) {
 				run := []func() float64{
 					manyTurns(ours, absent, 4096),
-					lookupTurns(bloomkitFuse{ours}, absent, 4096),
+					lookupTurns(bloomkitFuse(ours), absent, 4096),
 				}
 				duelReport(b, run, "many", "single")
 			})

@@ -1,8 +1,7 @@
 package counting
 
 import (
-	"fmt"
-
+	"github.com/bloomkit/bloomkit/internal/classic"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -24,17 +23,8 @@ func CreateTemp(path string, n uint64, p float64, opts ...Option) (*Filter, erro
 }
 
 func create(path string, n uint64, p float64, opts []Option, temp bool) (*Filter, error) {
-	g, err := geometryFor(n, p, configure(opts))
-	if err != nil {
-		return nil, fmt.Errorf("counting: %w", err)
-	}
-	f := newFilter(g)
-	mf, err := filebacked.Create(path, f.header(), temp)
-	if err != nil {
-		return nil, fmt.Errorf("counting: %w", err)
-	}
-	f.attach(mf)
-	return f, nil
+	g, err := classic.For(n, p, classic.Configure(opts))
+	return filebacked.CreateFilter("counting", path, temp, g, err, newFilter, (*Filter).header, (*Filter).attach)
 }
 
 // Open maps the filter file at path read-write, for adding to and removing
@@ -54,16 +44,12 @@ func Open(path string) (*Filter, error) { return open(path, false) }
 func OpenReadOnly(path string) (*Filter, error) { return open(path, true) }
 
 func open(path string, readOnly bool) (*Filter, error) {
-	mf, err := filebacked.Open(path, mmapstore.Counting, readOnly)
-	if err != nil {
-		return nil, fmt.Errorf("counting: %w", err)
-	}
-	h := mf.Header()
-	f := newFilter(geometryOf(h))
-	f.readOnly = readOnly
-	f.added.store(h.Count)
-	f.attach(mf)
-	return f, nil
+	return filebacked.OpenFilter("counting", path, mmapstore.Counting, readOnly, func(h mmapstore.Header) *Filter {
+		f := newFilter(classic.Of(h))
+		f.readOnly = readOnly
+		f.added.store(h.Count)
+		return f
+	}, (*Filter).attach)
 }
 
 func (f *Filter) attach(mf *mmapstore.File) {

@@ -14,6 +14,7 @@ import (
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/bloomkit/bloomkit/internal/hugepage"
+	"github.com/bloomkit/bloomkit/internal/marshal"
 	"github.com/bloomkit/bloomkit/internal/sizing"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -34,7 +35,7 @@ var _ io.WriterTo = (*Filter)(nil)
 // concurrently with Add or Remove.
 type Filter struct {
 	words     []uint64
-	geom      geometry
+	geom      classic.Geometry
 	span      uint64        // collisionSpan(m)
 	added     tally         // items held: Adds minus successful Removes
 	saturated atomic.Uint64 // counters this process drove to 15
@@ -47,25 +48,22 @@ type Filter struct {
 // (NaN and infinities included) and ErrTooLarge when the filter would not fit
 // in this machine's memory.
 func New(n uint64, p float64, opts ...Option) (*Filter, error) {
-	g, err := geometryFor(n, p, configure(opts))
-	if err != nil {
-		return nil, fmt.Errorf("counting: %w", err)
-	}
-	return newInMemory(g)
+	return newInMemory(classic.For(n, p, classic.Configure(opts)))
 }
 
 // NewWithSize returns an in-memory filter of exactly m counters and k
 // probes, for experts who size filters themselves. ErrInvalid for m = 0 or k
 // outside 1..64.
 func NewWithSize(m uint64, k uint32, opts ...Option) (*Filter, error) {
-	g, err := explicitGeometry(m, k, configure(opts))
+	return newInMemory(classic.Explicit(m, k, classic.Configure(opts)))
+}
+
+// newInMemory returns an in-memory filter of geometry g, or err (of the
+// geometry's making) wrapped.
+func newInMemory(g classic.Geometry, err error) (*Filter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("counting: %w", err)
 	}
-	return newInMemory(g)
-}
-
-func newInMemory(g geometry) (*Filter, error) {
 	bytes := mmapstore.CellBytes(g.M, counterBits)
 	if err := sizing.CheckMemory(bytes); err != nil {
 		return nil, fmt.Errorf("counting: %w", err)
@@ -76,7 +74,7 @@ func newInMemory(g geometry) (*Filter, error) {
 }
 
 // newFilter returns a filter of geometry g without its counters.
-func newFilter(g geometry) *Filter {
+func newFilter(g classic.Geometry) *Filter {
 	return &Filter{geom: g, span: collisionSpan(g.M)}
 }
 
@@ -436,12 +434,7 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 
 // WriteFile writes the filter to path atomically: readers of path see the old
 // file or the new one, never a partial one (see mmapstore.WriteFileAtomic).
-func (f *Filter) WriteFile(path string) error {
-	return mmapstore.WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := f.WriteTo(w)
-		return err
-	})
-}
+func (f *Filter) WriteFile(path string) error { return marshal.WriteFile(path, f) }
 
 // ReadFrom reads a filter written by WriteTo (or a filter file) into memory.
 // Sizes are checked before memory is allocated and the payload checksum is
@@ -451,10 +444,8 @@ func ReadFrom(r io.Reader) (*Filter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("counting: %w", err)
 	}
-	f := newFilter(geometryOf(h))
+	f := newFilter(classic.Of(h))
 	f.words = words
 	f.added.store(h.Count)
 	return f, nil
 }
-
-func geometryOf(h mmapstore.Header) geometry { return classic.Of(h) }

@@ -13,20 +13,16 @@ import (
 const DefaultSeed uint64 = 0
 
 // Option changes how a filter is made.
-type Option func(*config)
-
-type config = classic.Config
+type Option func(*classic.Config)
 
 // WithSeed sets the hash seed; it is stored in the filter's file.
-func WithSeed(seed uint64) Option { return func(c *config) { c.Seed = seed } }
+func WithSeed(seed uint64) Option { return func(c *classic.Config) { c.Seed = seed } }
 
 // WithScheme sets the hashing scheme (bloomkit.Scheme1 or bloomkit.Scheme2;
 // the default is bloomkit.DefaultScheme, scheme 2). It is stored in the
 // filter's file. Scheme 1 is for files that builds older than scheme 2 must
 // read; any other value makes the constructor return ErrInvalid.
-func WithScheme(s bloomkit.Scheme) Option { return func(c *config) { c.Scheme = s } }
-
-func configure(opts []Option) config { return classic.Configure(opts) }
+func WithScheme(s bloomkit.Scheme) Option { return func(c *classic.Config) { c.Scheme = s } }
 
 // Params returns the counters m and probes k New would choose for n items at
 // rate p. They are the bits and probes of a standard filter for the same n
@@ -35,13 +31,4 @@ func configure(opts []Option) config { return classic.Configure(opts) }
 // memory of that standard filter.
 func Params(n uint64, p float64) (m uint64, k uint32, err error) {
 	return sizing.Standard(n, p)
-}
-
-// geometry is what defines a counting filter (m counts counters).
-type geometry = classic.Geometry
-
-func geometryFor(n uint64, p float64, c config) (geometry, error) { return classic.For(n, p, c) }
-
-func explicitGeometry(m uint64, k uint32, c config) (geometry, error) {
-	return classic.Explicit(m, k, c)
 }

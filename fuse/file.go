@@ -62,12 +62,7 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 
 // WriteFile writes the filter to path atomically (a temporary file beside
 // it, synced and renamed over it), for an in-memory filter from Build.
-func (f *Filter) WriteFile(path string) error {
-	return mmapstore.WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := f.WriteTo(w)
-		return err
-	})
-}
+func (f *Filter) WriteFile(path string) error { return marshal.WriteFile(path, f) }
 
 // ReadFrom reads one fuse filter written by WriteTo (or a fuse filter file)
 // from r into memory, verifying its payload checksum. A short stream is

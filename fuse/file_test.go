@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/bloomkit/bloomkit"
 	"io"
 	"os"
 	"path/filepath"
@@ -76,9 +77,10 @@ func TestGoldenFile(t *testing.T) {
 // suites used here.
 type tf struct{ *Filter }
 
-func (tf) Add([]byte) bool       { panic("fuse: no Add") }
-func (tf) AddString(string) bool { panic("fuse: no Add") }
-func (f tf) Publish() error      { return mmapstore.ErrNotTemp }
+func (tf) Add([]byte) bool                { panic("fuse: no Add") }
+func (tf) AddString(string) bool          { panic("fuse: no Add") }
+func (tf) AddDigest(bloomkit.Digest) bool { panic("fuse: no Add") }
+func (f tf) Publish() error               { return mmapstore.ErrNotTemp }
 
 func wrap(f *Filter, err error) (tf, error) { return tf{f}, err }
 
@@ -254,7 +256,8 @@ func TestLive(t *testing.T) {
 	l, err := mmapstore.NewLive(path, OpenReadOnly)
 	require.NoError(t, err)
 	defer l.Close()
-	lease := l.Acquire()
+	lease, err := l.Acquire()
+	require.NoError(t, err)
 	requireAll(t, lease.Value(), keySet(1, 3000))
 	buildFile(t, path, keySet(2, 3000), 0.01)
 	swapped, err := l.Reload()
@@ -262,7 +265,8 @@ func TestLive(t *testing.T) {
 	require.True(t, swapped)
 	requireAll(t, lease.Value(), keySet(1, 3000)) // the old lease still maps the old file
 	lease.Release()
-	lease = l.Acquire()
+	lease, err = l.Acquire()
+	require.NoError(t, err)
 	requireAll(t, lease.Value(), keySet(2, 3000))
 	lease.Release()
 }

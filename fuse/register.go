@@ -6,12 +6,11 @@ import (
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
-// The face of every variant (bloomkit.Filter) and this one's optional ones.
-var _ interface {
-	bloomkit.Filter
-	bloomkit.BatchContainer
-	bloomkit.FileWriter
-	bloomkit.Prefaulter
-} = (*Filter)(nil)
+// The face of every variant (bloomkit.Filter), checked with the interfaces
+// this variant has beside it.
+var _ bloomkit.Filter = (*Filter)(nil)
+var _ bloomkit.BatchContainer = (*Filter)(nil)
+var _ bloomkit.FileWriter = (*Filter)(nil)
+var _ bloomkit.Prefaulter = (*Filter)(nil)
 
 func init() { filterfile.Register(mmapstore.Fuse, Open, OpenReadOnly) }

@@ -50,7 +50,9 @@
 //     default os.TempDir()), unlinked at once on Unix and removed by Close.
 //     A full disk stops growth (Err, ErrLimit), never an add: the digests
 //     stay in memory until they can be written.
-//   - Files (Create, Open, a filter file with its history beside it) and
-//     serving through mmapstore.Live come next (issue 33); for now a growing
-//     filter lives in one process.
+//   - A file-backed filter (Create, Open) is two files: the snapshot at
+//     its path and its history at HistoryPath(path), beside it. Copy, move
+//     or delete them together; a snapshot without its history opens
+//     read-only with the keys of its last checkpoint. There is no WriteTo,
+//     CreateTemp or Prefault: the filter is not one stream of bytes.
 package growing

@@ -51,12 +51,11 @@ type Filter struct {
 	snap      mmapstore.LogPos  // the history the snapshot at path holds
 	retired   []*mmapstore.File // snapshots of replaced tables: unmapped when unreachable, or by Close
 	growing   bool              // a rebuild runs
-	rebuilds  int
-	rebuilt   time.Duration // time the last rebuild took
-	limitErr  error         // why the last growth failed, while that stands
-	hardLimit bool          // limitErr is WithMaxBytes: growth is not tried again
-	retryAt   time.Time     // when growth may be tried again after a failure
-	logErr    error         // a history write failed: Sync and Close report it
+	rebuilt   time.Duration     // time the last rebuild took
+	limitErr  error             // why the last growth failed, while that stands
+	hardLimit bool              // limitErr is WithMaxBytes: growth is not tried again
+	retryAt   time.Time         // when growth may be tried again after a failure
+	logErr    error             // a history write failed: Sync and Close report it
 	closed    bool
 	done      sync.WaitGroup // the rebuild goroutine
 
@@ -333,7 +332,6 @@ func (f *Filter) rebuild(old *table) {
 			f.retired = append(f.retired, old.file)
 		}
 		f.tab.Store(t)
-		f.rebuilds++
 		f.rebuilt = time.Since(start)
 	}
 	f.growing = false
@@ -486,22 +484,46 @@ func (f *Filter) Bits() uint64 { return f.tab.Load().bf.Bits() }
 func (f *Filter) Bytes() uint64 { return f.Bits() / 8 }
 
 // LogBytes returns the size of the history log: about 8 bytes an add (16
-// under scheme 1).
+// under scheme 1). A filter opened read-only reports the size of the file
+// at HistoryPath now (0 when there is none); after Close, 0.
 func (f *Filter) LogBytes() uint64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closed || f.log == nil {
+	switch {
+	case f.closed:
 		return 0
+	case f.log != nil:
+		return uint64(f.log.Size())
+	case f.path != "":
+		if st, err := os.Stat(HistoryPath(f.path)); err == nil {
+			return uint64(st.Size())
+		}
 	}
-	return uint64(f.log.Size())
+	return 0
 }
 
-// Rebuilds returns how many times the filter has grown, and how long the
-// last rebuild took.
+// HistoryPath returns the path of the filter's history log (the package
+// function HistoryPath of its path); "" for an in-memory filter, whose
+// history is a temporary file.
+func (f *Filter) HistoryPath() string {
+	if f.path == "" {
+		return ""
+	}
+	return HistoryPath(f.path)
+}
+
+// Rebuilds returns how many times the filter has grown since it was made
+// (in this process or before: each growth multiplied the capacity by
+// Expansion), and how long the last rebuild in this process took (0 when
+// there was none).
 func (f *Filter) Rebuilds() (int, time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.rebuilds, f.rebuilt
+	n := 0
+	for c := f.n0; c < f.tab.Load().capacity && f.cfg.expansion > 1; c *= f.cfg.expansion {
+		n++
+	}
+	return n, f.rebuilt
 }
 
 // Added returns the number of Add calls that reported a new key.

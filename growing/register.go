@@ -6,11 +6,10 @@ import (
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
-// The face of every variant (bloomkit.Filter) and this one's optional ones.
-var _ interface {
-	bloomkit.TryAdder
-	bloomkit.DigestBatchContainer
-} = (*Filter)(nil)
+// The face of every variant (bloomkit.Filter), checked with the interfaces
+// this variant has beside it.
+var _ bloomkit.TryAdder = (*Filter)(nil)
+var _ bloomkit.DigestBatchContainer = (*Filter)(nil)
 
 func init() {
 	filterfile.Register(mmapstore.Growing, func(path string) (*Filter, error) { return Open(path) }, OpenReadOnly)

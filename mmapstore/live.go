@@ -96,18 +96,19 @@ func NewLive[T io.Closer](path string, open func(string) (T, error), opts ...Liv
 // to one counter, in a slot of the generation's own that goroutines
 // running on other cores rarely share (only when their stacks hash to the
 // same slot), and Release subtracts from it; it retries only if it races
-// with the retirement of a generation. Acquire after Close panics. The add
-// is a locked instruction, about as costly as a lookup in a small filter:
-// a goroutine that makes many lookups should use a Reader.
-func (l *Live[T]) Acquire() *Lease[T] {
+// with the retirement of a generation. Acquire after Close returns a nil
+// lease and an error wrapping ErrClosed. The add is a locked instruction,
+// about as costly as a lookup in a small filter: a goroutine that makes
+// many lookups should use a Reader.
+func (l *Live[T]) Acquire() (*Lease[T], error) {
 	lease, ok := l.tryAcquire()
 	if !ok {
-		panic("mmapstore: Acquire on a closed Live")
+		return nil, fmt.Errorf("%w: live %s", ErrClosed, l.path)
 	}
-	return lease
+	return lease, nil
 }
 
-// tryAcquire is Acquire that reports a closed Live instead of panicking.
+// tryAcquire is Acquire that reports a closed Live with false.
 func (l *Live[T]) tryAcquire() (*Lease[T], bool) {
 	i := stripe(l.shift)
 	for {

@@ -57,7 +57,7 @@ func TestLiveCloseLeavesNoDescriptor(t *testing.T) {
 	v, err := readers[0].Value()
 	require.NoError(t, err)
 	require.Equal(t, uint64(2), v.build())
-	lease := live.Acquire()
+	lease := MustAcquire(t, live)
 	lease.Release()
 
 	// Readers in goroutines while builds are swapped in.

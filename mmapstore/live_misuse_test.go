@@ -8,12 +8,27 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// MustAcquire is Live.Acquire that fails the test on an error (exported
+// for the package's external tests).
+func MustAcquire[T interface{ Close() error }](tb testing.TB, live *Live[T]) *Lease[T] {
+	tb.Helper()
+	lease, err := live.Acquire()
+	require.NoError(tb, err)
+	return lease
+}
+
 // acquireWithin runs live.Acquire and fails the test if it does not return
 // within d (a spinning Acquire would otherwise hang the test binary).
 func acquireWithin[T interface{ Close() error }](t *testing.T, live *Live[T], d time.Duration) *Lease[T] {
 	t.Helper()
 	got := make(chan *Lease[T], 1)
-	go func() { got <- live.Acquire() }()
+	go func() {
+		lease, err := live.Acquire()
+		if err != nil {
+			lease = nil // reported by the caller's use of a nil lease
+		}
+		got <- lease
+	}()
 	select {
 	case l := <-got:
 		return l
@@ -33,7 +48,7 @@ func TestLeaseReleasedTwicePanics(t *testing.T) {
 	require.NoError(t, err)
 	defer live.Close()
 
-	lease := live.Acquire()
+	lease := MustAcquire(t, live)
 	require.EqualValues(t, 1, lease.Value().build())
 	lease.Release()
 	require.PanicsWithValue(t, "mmapstore: Lease.Release called more times than Live.Acquire", lease.Release)
@@ -44,7 +59,7 @@ func TestLeaseReleasedTwicePanics(t *testing.T) {
 	again.Release()
 
 	// A retired generation: its last holder closes it, one more Release panics.
-	held := live.Acquire()
+	held := MustAcquire(t, live)
 	publishBuild(t, path, 2)
 	changed, err := live.Reload()
 	require.NoError(t, err)
@@ -56,4 +71,19 @@ func TestLeaseReleasedTwicePanics(t *testing.T) {
 	cur := acquireWithin(t, live, 5*time.Second)
 	require.EqualValues(t, 2, cur.Value().build())
 	cur.Release()
+}
+
+// Acquire on a closed Live used to panic ("Acquire on a closed Live") where
+// a Reader's Value returns ErrClosed: a server racing a key's close against
+// a lookup crashed. It now returns ErrClosed and no lease.
+func TestAcquireAfterCloseIsErrClosed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "live.bloom")
+	publishBuild(t, path, 1)
+	live, err := NewLive(path, openLive)
+	require.NoError(t, err)
+	require.NoError(t, live.Close())
+	lease, err := live.Acquire()
+	require.ErrorIs(t, err, ErrClosed)
+	require.ErrorContains(t, err, path)
+	require.Nil(t, lease)
 }

@@ -33,7 +33,7 @@ func inode(t *testing.T, path string) uint64 {
 // requireServes checks that live answers every key prefix0..prefix(n-1).
 func requireServes(t *testing.T, live *mmapstore.Live[*standard.Filter], prefix string, n int) {
 	t.Helper()
-	lease := live.Acquire()
+	lease := mmapstore.MustAcquire(t, live)
 	defer lease.Release()
 	for i := 0; i < n; i++ {
 		require.True(t, lease.Value().ContainsString(fmt.Sprintf("%s%d", prefix, i)), "%s%d", prefix, i)

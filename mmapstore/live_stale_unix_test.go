@@ -98,7 +98,7 @@ func TestLiveRefusesFileOfKilledWriter(t *testing.T) {
 	require.ErrorIs(t, err, mmapstore.ErrChecksumStale)
 	require.ErrorContains(t, err, path)
 	require.False(t, changed)
-	lease := live.Acquire()
+	lease := mmapstore.MustAcquire(t, live)
 	for i := 0; i < 10000; i++ {
 		require.True(t, lease.Value().ContainsString(fmt.Sprintf("old%d", i)), "the old filter is still served")
 	}
@@ -132,7 +132,7 @@ func TestLiveRefusesFileOfKilledWriter(t *testing.T) {
 	changed, err = live.Reload()
 	require.NoError(t, err)
 	require.True(t, changed)
-	lease = live.Acquire()
+	lease = mmapstore.MustAcquire(t, live)
 	for i := 0; i < 10000; i++ {
 		require.True(t, lease.Value().ContainsString(fmt.Sprintf("new%d", i)))
 	}
@@ -156,7 +156,7 @@ func TestLiveFollowsServedFileWrittenInPlace(t *testing.T) {
 	require.NoError(t, w.Sync())
 	_, err = live.Reload()
 	require.NoError(t, err, "the served file, written in place, is no error")
-	lease := live.Acquire()
+	lease := mmapstore.MustAcquire(t, live)
 	require.True(t, lease.Value().ContainsString("added-in-place"))
 	require.True(t, lease.Value().ContainsString("old1"))
 	lease.Release()

@@ -60,13 +60,14 @@ func stressLiveOnce(t *testing.T, reloads int64) {
 	var wg sync.WaitGroup
 	reader := func(id int) {
 		defer wg.Done()
-		defer func() {
-			if r := recover(); r != nil && r != "mmapstore: Acquire on a closed Live" {
-				panic(r)
-			}
-		}()
 		for i := 0; ; i++ {
-			lease := live.Acquire() // panics once Live is closed: the end
+			lease, err := live.Acquire()
+			if err != nil { // Live is closed: the end
+				if !errors.Is(err, ErrClosed) {
+					panic(err)
+				}
+				return
+			}
 			if lease.Value().closed.Load() {
 				bad.Add(1)
 			}

@@ -31,7 +31,7 @@ func TestLiveSpreadsConcurrentLeases(t *testing.T) {
 			done.Add(1)
 			go func() { // alive until every lease is taken: stacks not reused
 				defer done.Done()
-				leases[i] = live.Acquire()
+				leases[i], _ = live.Acquire() // open until the test closes it
 				acquired.Done()
 				<-hold
 			}()

@@ -69,7 +69,7 @@ func TestLiveSwapsUnderLoad(t *testing.T) {
 			defer wg.Done()
 			last := uint64(0)
 			for !stop.Load() {
-				lease := live.Acquire()
+				lease := MustAcquire(t, live)
 				b := lease.Value().build() // panics if the mapping was closed
 				lease.Release()
 				if b < last {
@@ -89,7 +89,7 @@ func TestLiveSwapsUnderLoad(t *testing.T) {
 	}
 	stop.Store(true)
 	wg.Wait()
-	lease := live.Acquire()
+	lease := MustAcquire(t, live)
 	require.EqualValues(t, builds, lease.Value().build())
 	lease.Release()
 	require.Positive(t, lookups.Load())
@@ -99,7 +99,7 @@ func TestLiveSwapsUnderLoad(t *testing.T) {
 	require.NoError(t, os.Rename(path+".junk", path))
 	_, err = live.Reload()
 	require.ErrorIs(t, err, ErrBadMagic)
-	lease = live.Acquire()
+	lease = MustAcquire(t, live)
 	require.EqualValues(t, builds, lease.Value().build())
 	old := lease.Value()
 
@@ -120,7 +120,7 @@ func TestLiveWatch(t *testing.T) {
 	go func() { live.Watch(ctx, time.Millisecond, nil); close(done) }()
 	publishBuild(t, path, 2)
 	require.Eventually(t, func() bool {
-		l := live.Acquire()
+		l := MustAcquire(t, live)
 		defer l.Release()
 		return l.Value().build() == 2
 	}, 10*time.Second, time.Millisecond)

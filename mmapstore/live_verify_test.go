@@ -53,7 +53,7 @@ func TestLiveRefusesDamagedBuild(t *testing.T) {
 	changed, err := live.Reload()
 	require.ErrorIs(t, err, mmapstore.ErrPayloadChecksum)
 	require.False(t, changed)
-	lease := live.Acquire()
+	lease := mmapstore.MustAcquire(t, live)
 	for i := 0; i < 10000; i++ {
 		require.True(t, lease.Value().ContainsString(fmt.Sprintf("old%d", i)), "the old filter is still served")
 	}
@@ -77,13 +77,13 @@ func TestLiveRefusesDamagedBuild(t *testing.T) {
 	// A good build replaces it.
 	build(t, path, "new", 10000)
 	require.Eventually(t, func() bool {
-		l := live.Acquire()
+		l := mmapstore.MustAcquire(t, live)
 		defer l.Release()
 		return l.Value().ContainsString("new0")
 	}, 10*time.Second, time.Millisecond)
 	cancel()
 	<-done
-	lease = live.Acquire()
+	lease = mmapstore.MustAcquire(t, live)
 	for i := 0; i < 10000; i++ {
 		require.True(t, lease.Value().ContainsString(fmt.Sprintf("new%d", i)))
 	}

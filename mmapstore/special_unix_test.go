@@ -65,7 +65,7 @@ func TestLiveRefusesFIFOAtPath(t *testing.T) {
 	require.NoError(t, os.Rename(path+".fifo", path))
 	within(t, 5*time.Second, "Reload", func() { _, err = live.Reload() })
 	require.ErrorIs(t, err, ErrNotRegular)
-	lease := live.Acquire()
+	lease := MustAcquire(t, live)
 	require.EqualValues(t, 1, lease.Value().build(), "the old filter is still served")
 	lease.Release()
 	within(t, 5*time.Second, "Close", func() { require.NoError(t, live.Close()) })

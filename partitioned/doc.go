@@ -50,10 +50,12 @@
 //
 // # Batches
 //
-// AddMany and ContainsMany hash a group of keys first, then load one word
-// of the blocks of the next 32 keys before they test the current 32, so that
-// the cache misses of a group overlap; on a filter much larger than the
-// caches they are several times faster per key than single calls.
+// AddMany and ContainsMany (and AddDigests and ContainsDigests, for keys
+// already hashed) take the keys 32 at a time: they hash a group, then
+// prefetch the blocks of the next group (PREFETCHT0 on amd64; one load per
+// block elsewhere) before they test or set the current one, so that the
+// cache misses of a group overlap; on a filter much larger than the caches
+// they are several times faster per key than single calls.
 //
 // # Building alone
 //
@@ -61,8 +63,9 @@
 // for the one goroutine that builds a filter while nothing else uses it;
 // it sets exactly the bits Add sets. Builder.Parts divides that work over
 // several goroutines by block range, still with plain stores and still
-// with the bits and count of one goroutine (bloomkit build uses one part
-// per core).
+// with the bits and count of one goroutine; Builder.Parallel runs one
+// goroutine per part and feeds them the same batches (a ParallelAdder:
+// bloomkit build uses it with one part per core).
 //
 // # Files
 //

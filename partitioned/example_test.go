@@ -106,10 +106,14 @@ func ExampleOpenReadOnly_live() {
 	defer cancel()
 	go live.Watch(ctx, time.Second, func(err error) { log.Print(err) })
 
+	r := live.NewReader() // one per goroutine that looks up
+	defer r.Close()
 	lookup := func(key string) bool {
-		lease := live.Acquire()
-		defer lease.Release()
-		return lease.Value().ContainsString(key)
+		f, err := r.Value()
+		if err != nil {
+			log.Fatal(err) // the Live is closed
+		}
+		return f.ContainsString(key)
 	}
 	fmt.Println(lookup("v1"), lookup("v2"))
 	publish("v2")

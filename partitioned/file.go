@@ -1,8 +1,6 @@
 package partitioned
 
 import (
-	"fmt"
-
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -25,16 +23,8 @@ func CreateTemp(path string, n uint64, p float64, opts ...Option) (*Filter, erro
 
 func create(path string, n uint64, p float64, opts []Option, temp bool) (*Filter, error) {
 	g, err := geometryFor(n, p, configure(opts))
-	if err != nil {
-		return nil, fmt.Errorf("partitioned: %w", err)
-	}
-	f := newFilter(nil, g)
-	mf, err := filebacked.Create(path, f.header(), temp)
-	if err != nil {
-		return nil, fmt.Errorf("partitioned: %w", err)
-	}
-	f.attach(mf)
-	return f, nil
+	return filebacked.CreateFilter("partitioned", path, temp, g, err,
+		func(g geometry) *Filter { return newFilter(nil, g) }, (*Filter).header, (*Filter).attach)
 }
 
 // Open maps the filter file at path read-write, for adding to it. Only one
@@ -53,16 +43,12 @@ func Open(path string) (*Filter, error) { return open(path, false) }
 func OpenReadOnly(path string) (*Filter, error) { return open(path, true) }
 
 func open(path string, readOnly bool) (*Filter, error) {
-	mf, err := filebacked.Open(path, mmapstore.Partitioned, readOnly)
-	if err != nil {
-		return nil, fmt.Errorf("partitioned: %w", err)
-	}
-	h := mf.Header()
-	f := newFilter(nil, geometryOf(h))
-	f.readOnly = readOnly
-	f.added.Store(h.Count)
-	f.attach(mf)
-	return f, nil
+	return filebacked.OpenFilter("partitioned", path, mmapstore.Partitioned, readOnly, func(h mmapstore.Header) *Filter {
+		f := newFilter(nil, geometryOf(h))
+		f.readOnly = readOnly
+		f.added.Store(h.Count)
+		return f
+	}, (*Filter).attach)
 }
 
 func (f *Filter) attach(mf *mmapstore.File) {

@@ -12,6 +12,7 @@ import (
 	"github.com/bloomkit/bloomkit/internal/blocked"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit/internal/marshal"
 	"github.com/bloomkit/bloomkit/internal/sizing"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -412,12 +413,7 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 
 // WriteFile writes the filter to path atomically: readers of path see the old
 // file or the new one, never a partial one (see mmapstore.WriteFileAtomic).
-func (f *Filter) WriteFile(path string) error {
-	return mmapstore.WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := f.WriteTo(w)
-		return err
-	})
-}
+func (f *Filter) WriteFile(path string) error { return marshal.WriteFile(path, f) }
 
 // ReadFrom reads a partitioned filter written by WriteTo (or a filter file)
 // into memory. Sizes are checked before memory is allocated, and the payload

@@ -1,28 +1,6 @@
 package partitioned
 
-import (
-	"encoding"
-	"fmt"
-
-	"github.com/bloomkit/bloomkit/internal/marshal"
-)
-
-var (
-	_ encoding.BinaryMarshaler   = (*Filter)(nil)
-	_ encoding.BinaryAppender    = (*Filter)(nil)
-	_ encoding.BinaryUnmarshaler = (*Filter)(nil)
-)
-
-// MarshalBinary returns the filter as a complete filter file: exactly the
-// bytes WriteTo writes (docs/file-format.md), for encoding/gob, caches and
-// other users of encoding.BinaryMarshaler. Like WriteTo it must not run
-// concurrently with Add (mmapstore.ErrModified if the filter changes
-// meanwhile).
-func (f *Filter) MarshalBinary() ([]byte, error) { return f.AppendBinary(nil) }
-
-// AppendBinary appends the bytes MarshalBinary returns to b and returns the
-// extended slice (b unchanged, and an error, when WriteTo fails).
-func (f *Filter) AppendBinary(b []byte) ([]byte, error) { return marshal.Append(b, f) }
+import "github.com/bloomkit/bloomkit/internal/marshal"
 
 // UnmarshalBinary makes f the in-memory filter data holds: the bytes of one
 // partitioned filter (from MarshalBinary, WriteTo or a filter file), and nothing
@@ -34,15 +12,20 @@ func (f *Filter) AppendBinary(b []byte) ([]byte, error) { return marshal.Append(
 // file gets ErrInvalid and is unchanged (close it and decode into a new
 // Filter).
 func (f *Filter) UnmarshalBinary(data []byte) error {
-	if path := f.Path(); path != "" {
-		return fmt.Errorf("partitioned: UnmarshalBinary into the filter mapped from %s: %w", path, ErrInvalid)
-	}
-	g, err := marshal.Decode("partitioned", data, ReadFrom)
-	if err != nil {
-		return err
-	}
-	f.t, f.hash, f.geom, f.readOnly = g.t, g.hash, g.geom, false
-	f.containsKey, f.addKeyPlain, f.splitVec = g.containsKey, g.addKeyPlain, g.splitVec
-	f.added.Store(g.added.Load())
-	return nil
+	return marshal.Unmarshal("partitioned", f.Path(), ErrInvalid, data, ReadFrom, func(g *Filter) {
+		f.t, f.hash, f.geom, f.readOnly = g.t, g.hash, g.geom, false
+		f.containsKey, f.addKeyPlain, f.splitVec = g.containsKey, g.addKeyPlain, g.splitVec
+		f.added.Store(g.added.Load())
+	})
 }
+
+// MarshalBinary returns the filter as a complete filter file: exactly the
+// bytes WriteTo writes (docs/file-format.md), for encoding/gob, caches and
+// other users of encoding.BinaryMarshaler. Like WriteTo it must not run
+// concurrently with Add (mmapstore.ErrModified if the filter changes
+// meanwhile).
+func (f *Filter) MarshalBinary() ([]byte, error) { return f.AppendBinary(nil) }
+
+// AppendBinary appends the bytes MarshalBinary returns to b and returns the
+// extended slice (b unchanged, and an error, when WriteTo fails).
+func (f *Filter) AppendBinary(b []byte) ([]byte, error) { return marshal.Append(b, f) }

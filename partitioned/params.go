@@ -4,7 +4,6 @@ import (
 	"github.com/bloomkit/bloomkit"
 
 	"fmt"
-	"math"
 
 	"github.com/bloomkit/bloomkit/internal/blocked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
@@ -163,16 +162,11 @@ func explicitGeometry(m uint64, k uint32, c config) (geometry, error) {
 	}
 	g := geometry{k: k, split: c.split}
 	m = (m + g.blockBits() - 1) / g.blockBits() * g.blockBits()
-	n := uint64(math.Max(1, math.Floor(float64(m)*sizing.Ln2/float64(k))))
-	p := blocked.FPR(m, n, k)
-	if c.split {
-		p = blocked.SplitFPR(m, n)
-	}
-	if !(p > 0) {
-		p = math.SmallestNonzeroFloat64
-	}
-	if p >= 1 {
-		p = math.Nextafter(1, 0)
-	}
+	n, p := sizing.Explicit(m, k, func(n uint64) float64 {
+		if c.split {
+			return blocked.SplitFPR(m, n)
+		}
+		return blocked.FPR(m, n, k)
+	})
 	return geometry{m: m, k: k, seed: c.seed, scheme: c.scheme, capacity: n, p: p, split: c.split}, nil
 }

@@ -3,18 +3,15 @@ package partitioned
 import (
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/filterfile"
+	"github.com/bloomkit/bloomkit/internal/faces"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
-// The face of every variant (bloomkit.Filter) and this one's optional ones.
-var _ interface {
-	bloomkit.BatchAdder
-	bloomkit.BatchContainer
-	bloomkit.DigestBatchContainer
-	bloomkit.Combiner[*Filter]
-	bloomkit.FileWriter
-	bloomkit.Publisher
-	bloomkit.Prefaulter
-} = (*Filter)(nil)
+// The face of every variant (bloomkit.Filter), checked with the interfaces
+// this variant has beside it.
+var _ faces.Combining[*Filter] = (*Filter)(nil)
+var _ bloomkit.BatchAdder = (*Filter)(nil)
+var _ bloomkit.BatchContainer = (*Filter)(nil)
+var _ bloomkit.DigestBatchContainer = (*Filter)(nil)
 
 func init() { filterfile.Register(mmapstore.Partitioned, Open, OpenReadOnly) }

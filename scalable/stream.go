@@ -6,6 +6,7 @@ import (
 
 	"github.com/bloomkit/bloomkit/internal/blocked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
+	"github.com/bloomkit/bloomkit/internal/marshal"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
@@ -44,12 +45,7 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 
 // WriteFile writes the filter to path atomically: readers of path see the
 // old file or the new one, never a partial one (mmapstore.WriteFileAtomic).
-func (f *Filter) WriteFile(path string) error {
-	return mmapstore.WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := f.WriteTo(w)
-		return err
-	})
-}
+func (f *Filter) WriteFile(path string) error { return marshal.WriteFile(path, f) }
 
 // ReadFrom reads a scalable filter written by WriteTo (or a scalable filter
 // file) into memory; it goes on growing from where it was, with the default

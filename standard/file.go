@@ -1,8 +1,7 @@
 package standard
 
 import (
-	"fmt"
-
+	"github.com/bloomkit/bloomkit/internal/classic"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -24,17 +23,9 @@ func CreateTemp(path string, n uint64, p float64, opts ...Option) (*Filter, erro
 }
 
 func create(path string, n uint64, p float64, opts []Option, temp bool) (*Filter, error) {
-	g, err := geometryFor(n, p, configure(opts))
-	if err != nil {
-		return nil, fmt.Errorf("standard: %w", err)
-	}
-	f := &Filter{geom: g}
-	mf, err := filebacked.Create(path, f.header(), temp)
-	if err != nil {
-		return nil, fmt.Errorf("standard: %w", err)
-	}
-	f.attach(mf)
-	return f, nil
+	g, err := classic.For(n, p, classic.Configure(opts))
+	return filebacked.CreateFilter("standard", path, temp, g, err,
+		func(g classic.Geometry) *Filter { return &Filter{geom: g} }, (*Filter).header, (*Filter).attach)
 }
 
 // Open maps the filter file at path read-write, for adding to it. Only one
@@ -53,15 +44,11 @@ func Open(path string) (*Filter, error) { return open(path, false) }
 func OpenReadOnly(path string) (*Filter, error) { return open(path, true) }
 
 func open(path string, readOnly bool) (*Filter, error) {
-	mf, err := filebacked.Open(path, mmapstore.Standard, readOnly)
-	if err != nil {
-		return nil, fmt.Errorf("standard: %w", err)
-	}
-	h := mf.Header()
-	f := &Filter{geom: geometryOf(h), readOnly: readOnly}
-	f.added.Store(h.Count)
-	f.attach(mf)
-	return f, nil
+	return filebacked.OpenFilter("standard", path, mmapstore.Standard, readOnly, func(h mmapstore.Header) *Filter {
+		f := &Filter{geom: classic.Of(h), readOnly: readOnly}
+		f.added.Store(h.Count)
+		return f
+	}, (*Filter).attach)
 }
 
 func (f *Filter) attach(mf *mmapstore.File) {

@@ -3,17 +3,13 @@ package standard
 import (
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/filterfile"
+	"github.com/bloomkit/bloomkit/internal/faces"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
-// The face of every variant (bloomkit.Filter) and this one's optional ones.
-var _ interface {
-	bloomkit.Adder
-	bloomkit.Combiner[*Filter]
-	bloomkit.DigestBatchContainer
-	bloomkit.FileWriter
-	bloomkit.Publisher
-	bloomkit.Prefaulter
-} = (*Filter)(nil)
+// The face of every variant (bloomkit.Filter), checked with the interfaces
+// this variant has beside it.
+var _ faces.Combining[*Filter] = (*Filter)(nil)
+var _ bloomkit.DigestBatchContainer = (*Filter)(nil)
 
 func init() { filterfile.Register(mmapstore.Standard, Open, OpenReadOnly) }

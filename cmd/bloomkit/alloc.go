@@ -4,12 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
-
-	"github.com/bloomkit/bloomkit/counting"
-	"github.com/bloomkit/bloomkit/mmapstore"
-	"github.com/bloomkit/bloomkit/partitioned"
-	"github.com/bloomkit/bloomkit/scalable"
-	"github.com/bloomkit/bloomkit/standard"
 )
 
 // Allocation. A filter file is allocated whole when it is created, sized
@@ -30,37 +24,13 @@ func (af *allocFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&af.verbose, "v", false, "print the size of the filter file before allocating it (always printed on a terminal)")
 }
 
-// fileBytes is the size of the file a filter of v for n keys at rate p
-// takes when it is created (for a scalable filter: its first stage).
-func fileBytes(v *variant, n uint64, p float64) (uint64, error) {
-	var m uint64
-	var err error
-	cellBits := uint32(1)
-	switch v.tag {
-	case mmapstore.Standard:
-		m, _, err = standard.Params(n, p)
-	case mmapstore.Counting:
-		m, _, err = counting.Params(n, p)
-		cellBits = 4
-	case mmapstore.Partitioned:
-		m, _, err = partitioned.Params(n, p)
-	case mmapstore.Scalable:
-		m, _, err = partitioned.Params(n, p*(1-scalable.DefaultTightening))
-	case mmapstore.Fuse:
-		return 0, errStatic
-	default:
-		return 0, fmt.Errorf("%s: no size for this variant", v.name)
-	}
-	if err != nil {
-		return 0, err
-	}
-	return mmapstore.HeaderSize + mmapstore.CellBytes(m, cellBits), nil
-}
-
 // checkAlloc checks the file of v for n keys at rate p that cmd is about
 // to make at path, as the flags say.
 func (af allocFlags) check(std stdio, cmd, path string, v *variant, n uint64, p float64) error {
-	size, err := fileBytes(v, n, p)
+	if v.fileBytes == nil {
+		return errStatic
+	}
+	size, err := v.fileBytes(n, p)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/bloomkit/bloomkit/mmapstore"
+	"github.com/bloomkit/bloomkit"
 )
 
 // Capacity. A filter filled past the capacity it was sized for answers
@@ -18,7 +18,8 @@ import (
 // line on stderr, and at the end they compare the estimated rate (from the
 // fill) with the target. With -strict they refuse the first key that would
 // take the filter past its capacity (exit 2; build publishes nothing).
-// Scalable filters grow past their capacity by design and are not watched.
+// Scalable and growing filters grow past their capacity by design and are
+// not watched.
 
 // rateSlack is how far above the target the rate estimated from the fill
 // may be before a command warns: at capacity the estimate scatters around
@@ -41,18 +42,18 @@ type capacityWatch struct {
 	capacity  uint64
 	count     uint64 // distinct keys, as the filter counts them
 	strict    bool
-	off       bool // scalable: grows instead
+	off       bool // scalable, growing: grows instead
 	warned    bool
 }
 
-func newCapacityWatch(std stdio, cmd, path string, f filter, v *variant, strict bool) *capacityWatch {
+func newCapacityWatch(std stdio, cmd, path string, f bloomkit.Filter, strict bool) *capacityWatch {
 	return &capacityWatch{cmd: cmd, path: path, w: std.err, capacity: f.Capacity(), count: f.Added(),
-		strict: strict, off: v.tag == mmapstore.Scalable}
+		strict: strict, off: grows(f)}
 }
 
 // before is called before key is added to f: with -strict, a key not in f
 // when f holds its capacity is refused.
-func (c *capacityWatch) before(f filter, key []byte) error {
+func (c *capacityWatch) before(f bloomkit.Filter, key []byte) error {
 	if c.off || !c.strict || c.count < c.capacity || f.Contains(key) {
 		return nil
 	}
@@ -84,7 +85,7 @@ func (c *capacityWatch) addedNew(n uint64) {
 // keys are in (O(size of the filter): skipped for a filter larger than 64
 // MiB within its capacity by count), and warns if it is past it and no
 // warning was printed yet.
-func (c *capacityWatch) finish(f filter) {
+func (c *capacityWatch) finish(f bloomkit.Filter) {
 	if c.off || c.warned { // said already, the moment it happened
 		return
 	}
@@ -103,7 +104,7 @@ type fillFacts struct {
 	added, capacity   uint64
 }
 
-func fillOf(f filter) fillFacts {
+func fillOf(f bloomkit.Filter) fillFacts {
 	return fillFacts{fill: f.FillRatio(), est: f.EstimatedFPR(), target: f.TargetFPR(), added: f.Added(), capacity: f.Capacity()}
 }
 
@@ -124,11 +125,11 @@ func (x fillFacts) warning() string {
 }
 
 // rateWarning is fillOf(f).warning().
-func rateWarning(f filter) string { return fillOf(f).warning() }
+func rateWarning(f bloomkit.Filter) string { return fillOf(f).warning() }
 
 // approxCount prints f's estimated count; a full filter has none (the
 // library answers math.MaxUint64 for it), and that is said in words.
-func approxCount(f filter) string {
+func approxCount(f bloomkit.Filter) string {
 	c := f.ApproxCount()
 	if c == math.MaxUint64 {
 		return "more than the filter can estimate: every cell is set"

@@ -7,7 +7,6 @@ import (
 
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/lines"
-	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
 func addCommand(fs *flag.FlagSet, std stdio) func([]string) error {
@@ -18,23 +17,27 @@ func addCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		if err := wantArgs(args, 1, "FILE"); err != nil {
 			return err
 		}
-		f, v, err := openFile(args[0], false)
+		f, err := openFile(args[0], false)
 		if err != nil {
 			return err
 		}
-		watch := newCapacityWatch(std, "add", args[0], f, v, *strict)
+		a, err := adder(f, args[0])
+		if err != nil {
+			f.Close()
+			return err
+		}
+		watch := newCapacityWatch(std, "add", args[0], f, *strict)
 		var added, fresh uint64
-		hasher, hashed := f.(digester)
-		hashed = hashed && v.tag != mmapstore.Scalable // a scalable filter's TryAdd says when it cannot grow
+		hashed := !grows(f) // a scalable or growing filter's TryAdd says when it cannot grow
 		one := func(key []byte, d bloomkit.Digest) error {
 			if err := watch.before(f, key); err != nil {
 				return err
 			}
 			var isNew bool
 			if hashed {
-				isNew = hasher.AddDigest(d)
-			} else if isNew, err = v.tryAdd(f, key); err != nil {
-				return err // a scalable filter that cannot grow: the reason
+				isNew = a.AddDigest(d)
+			} else if isNew, err = tryAdd(a, key); err != nil {
+				return err // a filter that cannot grow: the reason
 			}
 			watch.added(isNew)
 			added++
@@ -48,11 +51,11 @@ func addCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		err = keyChunks(&kf, std, "add", args[1:], "adding", func(key []byte) error {
 			var d bloomkit.Digest
 			if hashed {
-				d = hasher.Hash(key)
+				d = f.Hash(key)
 			}
 			return one(key, d)
 		}, func() error { return nil }, func(c *lines.Chunk, res *keyBatch) error {
-			return res.split(c, hasher, hashed)
+			return res.split(c, f, hashed)
 		}, func(_ *lines.Chunk, res *keyBatch) error {
 			for i, key := range res.keys {
 				var d bloomkit.Digest

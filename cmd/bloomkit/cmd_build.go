@@ -11,10 +11,9 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/hll"
 	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/lines"
-	"github.com/bloomkit/bloomkit/mmapstore"
-	"github.com/bloomkit/bloomkit/partitioned"
 	"github.com/zeebo/xxh3"
 )
 
@@ -55,9 +54,12 @@ func (b *builder) run(args []string) error {
 	if err := checkVariantTarget("the build", v.tag, b.out, b.ff.alloc.force); err != nil {
 		return err
 	}
+	if v.buildErr != nil {
+		return v.buildErr
+	}
 	src := b.std.lineSource(args, b.maxLine, "building")
-	if v.tag == mmapstore.Fuse {
-		return b.runFuse(src)
+	if v.static != nil {
+		return b.runFuse(v.static, src)
 	}
 	counted := !b.ff.n.set
 	// What each pass reads is hashed: an input that changed between the
@@ -97,7 +99,7 @@ func (b *builder) run(args []string) error {
 		f.Close()
 		return err
 	}
-	if err := v.publish(f); err != nil {
+	if err := f.(bloomkit.Publisher).Publish(); err != nil { // made by create with temp set
 		return err
 	}
 	fmt.Fprintf(b.std.out, "%s: %s filter of %d keys (%d distinct by the filter), capacity %d, p = %g\n",
@@ -174,22 +176,28 @@ func (b *builder) changed(added uint64) error {
 // overlap their cache misses), unless -strict must look at each key before
 // it is added: through Builder.AddDigests, and for a partitioned filter on
 // several cores through the Builder's parts, one goroutine per block range
-// (partsAdder), which write the same bits and count as one goroutine would.
-func (b *builder) fill(f filter, v *variant, src *lineSource, counted bool) (added, fresh uint64, err error) {
-	bld := builderOf(f)
+// (partitioned.ParallelAdder), which write the same bits and count as one goroutine would.
+func (b *builder) fill(f bloomkit.Filter, v *variant, src *lineSource, counted bool) (added, fresh uint64, err error) {
+	a, err := adder(f, b.out)
+	if err != nil {
+		return 0, 0, err
+	}
+	var bld digestBuilder
+	if v.builder != nil {
+		bld = v.builder(f)
+	}
 	var many digestsBuilder
 	if m, ok := bld.(digestsBuilder); ok && !*b.strict {
 		many, bld = m, nil
 	}
-	var parts *partsAdder // many's adds shared by the cores
-	if pb, ok := many.(*partitioned.Builder); ok && runtime.GOMAXPROCS(0) > 1 {
-		parts = newPartsAdder(pb, runtime.GOMAXPROCS(0))
-		defer parts.wait() // before the caller closes (or discards) f
+	var parts parallelAdder // many's adds shared by the cores
+	if many != nil && v.parallel != nil && runtime.GOMAXPROCS(0) > 1 {
+		parts = v.parallel(many, runtime.GOMAXPROCS(0))
+		defer parts.Wait() // before the caller closes (or discards) f
 	}
-	hasher, _ := f.(digester)
-	watch := newCapacityWatch(b.std, "build", b.out, f, v, *b.strict)
+	watch := newCapacityWatch(b.std, "build", b.out, f, *b.strict)
 	err = eachChunk(src, func(c *lines.Chunk, res *keyBatch) error {
-		return res.split(c, hasher, bld != nil || many != nil)
+		return res.split(c, f, bld != nil || many != nil)
 	}, func(_ *lines.Chunk, res *keyBatch) error {
 		if many != nil {
 			if counted && added+uint64(len(res.keys)) > b.lines {
@@ -197,7 +205,7 @@ func (b *builder) fill(f filter, v *variant, src *lineSource, counted bool) (add
 			}
 			var n uint64
 			if parts != nil {
-				n = parts.add(res.digests) // the new keys of earlier batches
+				n = uint64(parts.AddDigests(res.digests)) // the new keys of earlier batches
 			} else {
 				n = uint64(many.AddDigests(res.digests))
 			}
@@ -216,7 +224,7 @@ func (b *builder) fill(f filter, v *variant, src *lineSource, counted bool) (add
 			var isNew bool
 			if bld != nil {
 				isNew = bld.AddDigest(res.digests[i])
-			} else if isNew, err = v.tryAdd(f, key); err != nil {
+			} else if isNew, err = tryAdd(a, key); err != nil {
 				return err
 			}
 			watch.added(isNew)
@@ -231,7 +239,7 @@ func (b *builder) fill(f filter, v *variant, src *lineSource, counted bool) (add
 		bld.Flush()
 	}
 	if parts != nil {
-		n := parts.wait()
+		n := uint64(parts.Wait())
 		fresh += n
 		watch.addedNew(n)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/mmapstore"
 	"github.com/stretchr/testify/require"
 )
@@ -60,7 +61,7 @@ func TestFileBytesMatchesTheFile(t *testing.T) {
 			require.NoError(t, f.Close())
 			st, err := os.Stat(path)
 			require.NoError(t, err)
-			want, err := fileBytes(v, n, 0.001)
+			want, err := v.fileBytes(n, 0.001)
 			require.NoError(t, err)
 			require.Equal(t, uint64(st.Size()), want, "%s n=%d", name, n)
 		}
@@ -103,7 +104,7 @@ func TestBuildMatchesAdd(t *testing.T) {
 	tinyChunks(t, 64<<10)                                        // 8,000 to 10,000 keys a chunk
 	lines := keyLines("u", 20000) + keyLines("u", 300)           // repeats are not new
 	keys := strings.Split(strings.TrimSuffix(lines, "\n"), "\n") // 20,300 lines in 3 chunks
-	payload := func(f filter) []byte {
+	payload := func(f bloomkit.Filter) []byte {
 		var b bytes.Buffer
 		_, err := f.(io.WriterTo).WriteTo(&b)
 		require.NoError(t, err)
@@ -122,14 +123,14 @@ func TestBuildMatchesAdd(t *testing.T) {
 				writeFile(t, filepath.Join(dir, "keys.txt"), lines)
 				args := append(append([]string{"build", "-variant", name}, form.flags...), "-p", "0.001", "-o", "f.bloom", "keys.txt")
 				out := bkIn(t, dir, "", args...).ok(t)
-				got, err := v.open(filepath.Join(dir, "f.bloom"), true)
+				got, err := openFile(filepath.Join(dir, "f.bloom"), true)
 				require.NoError(t, err)
 				defer got.Close()
 
 				want, err := v.new(form.n, 0.001)
 				require.NoError(t, err)
 				for _, k := range keys {
-					want.Add([]byte(k))
+					want.(bloomkit.Adder).Add([]byte(k))
 				}
 				require.Equal(t, want.Added(), got.Added(), "the header's count")
 				if name != "counting" { // counting's Added counts every Add

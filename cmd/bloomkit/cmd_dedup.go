@@ -12,9 +12,6 @@ import (
 
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/lines"
-	"github.com/bloomkit/bloomkit/mmapstore"
-	"github.com/bloomkit/bloomkit/partitioned"
-	"github.com/bloomkit/bloomkit/standard"
 )
 
 func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
@@ -28,13 +25,17 @@ func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		if err != nil {
 			return err
 		}
-		var f filter
+		var f bloomkit.Filter
 		switch {
+		case *state == "" && v.new == nil:
+			err = errStatic
 		case *state == "":
 			f, err = v.new(ff.n.n, ff.p)
 		default:
 			if _, statErr := os.Stat(*state); statErr == nil {
-				f, v, err = openFile(*state, false)
+				f, err = openFile(*state, false)
+			} else if errors.Is(statErr, os.ErrNotExist) && v.create == nil {
+				err = errStatic
 			} else if errors.Is(statErr, os.ErrNotExist) {
 				if err = ff.alloc.check(std, "dedup", *state, v, ff.n.n, ff.p); err == nil {
 					f, err = v.create(*state, ff.n.n, ff.p, false)
@@ -50,8 +51,17 @@ func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		if name == "" {
 			name = "the in-memory filter"
 		}
-		d := newDeduper(f, v, std.out)
-		d.watch = newCapacityWatch(std, "dedup", name, f, v, *strict)
+		a, err := adder(f, name)
+		if err != nil {
+			f.Close()
+			return err
+		}
+		var bld digestBuilder
+		if fv := ff.variantOf(f); fv.builder != nil {
+			bld = fv.builder(f)
+		}
+		d := newDeduper(a, bld, std.out)
+		d.watch = newCapacityWatch(std, "dedup", name, f, *strict)
 		if *state == "" && !*strict {
 			d.addAtTurn()
 		}
@@ -93,10 +103,8 @@ var dedupBatch = 64 << 10
 // line for the next run. (A line printed whose recording then fails is
 // printed again by the next run: a duplicate, never a loss.)
 type deduper struct {
-	f   filter
-	v   *variant
-	dg  digester // f's digests: hashed once, looked up and added by digest
-	add bool     // record with dg.AddDigest (not a scalable filter: TryAdd says when it cannot grow)
+	f   bloomkit.Adder
+	add bool // record with AddDigest (not a scalable or growing filter: TryAdd says when it cannot grow)
 	w   io.Writer
 	buf []byte // accepted lines not yet written, each ending in '\n'
 	// digests are the digests of the lines in buf, in order.
@@ -119,8 +127,8 @@ type deduper struct {
 	mu      sync.RWMutex
 	builder digestBuilder
 	// many is f when it looks digests up in groups (partitioned,
-	// standard): their cache misses overlap.
-	many  digestBatcher
+	// standard, growing): their cache misses overlap.
+	many  bloomkit.DigestBatchContainer
 	found []bool
 	// atTurn: each line is added at its turn and printed when it was new
 	// (see addAtTurn); adder is the Builder that says so.
@@ -132,18 +140,6 @@ type deduper struct {
 	// warning follows the lines before it on a shared stdout and stderr.
 	unwatched int
 }
-
-// digestsNewBuilder is a Builder that adds a batch of digests and says
-// which were new (standard and partitioned).
-type digestsNewBuilder interface {
-	AddDigestsNew(ds []bloomkit.Digest, isNew []bool) []bool
-	Flush()
-}
-
-var (
-	_ digestsNewBuilder = (*standard.Builder)(nil)
-	_ digestsNewBuilder = (*partitioned.Builder)(nil)
-)
 
 // addAtTurn makes d add each line to the filter at its turn, in input
 // order, and print it when it was new, as the plain loop "if Add(line) {
@@ -192,10 +188,11 @@ func (d *deduper) turn(res *keyBatch) error {
 	return nil
 }
 
-func newDeduper(f filter, v *variant, w io.Writer) *deduper {
-	dg, _ := f.(digester) // every variant is one
-	many, _ := f.(digestBatcher)
-	return &deduper{many: many, builder: builderOf(f), f: f, v: v, dg: dg, add: v.tag != mmapstore.Scalable, w: w, buf: make([]byte, 0, dedupBatch),
+// newDeduper returns the deduper of f, recording through its Builder bld
+// (nil: through f).
+func newDeduper(f bloomkit.Adder, bld digestBuilder, w io.Writer) *deduper {
+	many, _ := f.(bloomkit.DigestBatchContainer)
+	return &deduper{many: many, builder: bld, f: f, add: !grows(f), w: w, buf: make([]byte, 0, dedupBatch),
 		collided: map[string]struct{}{}}
 }
 
@@ -208,9 +205,9 @@ func (d *deduper) screen(c *lines.Chunk, res *keyBatch) error {
 		d.mu.RLock()
 		defer d.mu.RUnlock()
 	}
-	// dg in a local: the loop reads no field of d, whose cache lines the
+	// f in a local: the loop reads no field of d, whose cache lines the
 	// in-order loop writes (reading d.dg for every line measured 25% slower).
-	dg := d.dg
+	dg := d.f
 	l := c.Lines()
 	for line, ok := l.Next(); ok; line, ok = l.Next() {
 		h := dg.Hash(line)
@@ -247,7 +244,7 @@ func (d *deduper) candidates(res *keyBatch) error {
 			if group && d.flushedLines == flushes {
 				present = d.found[i-start]
 			} else {
-				present = d.dg.ContainsDigest(res.digests[i])
+				present = d.f.ContainsDigest(res.digests[i])
 			}
 			if present {
 				continue
@@ -264,23 +261,13 @@ func (d *deduper) candidates(res *keyBatch) error {
 	return nil
 }
 
-// digestBatcher is a filter that looks digests up in groups.
-type digestBatcher interface {
-	ContainsDigests(ds []bloomkit.Digest, found []bool) []bool
-}
-
-var (
-	_ digestBatcher = (*partitioned.Filter)(nil)
-	_ digestBatcher = (*standard.Filter)(nil)
-)
-
 // lookupGroup is how many lines candidates looks up at once.
 const lookupGroup = 64
 
 // line accepts line unless the filter or the pending batch has it.
 func (d *deduper) line(line []byte) error {
-	dg := d.dg.Hash(line)
-	if d.dg.ContainsDigest(dg) {
+	dg := d.f.Hash(line)
+	if d.f.ContainsDigest(dg) {
 		return nil
 	}
 	return d.candidate(line, dg)
@@ -350,7 +337,7 @@ func (d *deduper) flush() error {
 // stores; the workers' lookups wait meanwhile): a partitioned or standard
 // filter in groups, by digest (AddDigests overlaps the cache misses), a
 // counting filter digest by digest. -strict, which must see each line
-// before it is added, and a scalable filter, which has no Builder, record
+// before it is added, and a scalable or growing filter, which has no Builder, record
 // line by line. (Other processes cannot add to a state
 // file: dedup holds its writer lock.)
 func (d *deduper) recordAll() error {
@@ -401,8 +388,8 @@ func (d *deduper) record(line []byte, dg bloomkit.Digest) error {
 	}
 	var isNew bool
 	if d.add {
-		isNew = d.dg.AddDigest(dg)
-	} else if n, err := d.v.tryAdd(d.f, line); err != nil {
+		isNew = d.f.AddDigest(dg)
+	} else if n, err := tryAdd(d.f, line); err != nil {
 		return err
 	} else {
 		isNew = n

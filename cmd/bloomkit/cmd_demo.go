@@ -10,7 +10,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/bloomkit/bloomkit/standard"
+	"github.com/bloomkit/bloomkit"
+	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
 func demoCommand(fs *flag.FlagSet, std stdio) func([]string) error {
@@ -92,21 +93,25 @@ func demo(w io.Writer, n uint64, p float64, trials uint64, dir string) error {
 	// A fuse filter at the rate of its fingerprints, against a standard
 	// filter sized for that same rate.
 	fp := fuseRate(p)
-	m, _, err := standard.Params(n, fp)
+	size, err := variants["standard"].fileBytes(n, fp)
 	if err != nil {
 		return err
 	}
-	return demoFuse(w, dir, n, p, float64(m)/float64(n), trials)
+	return demoFuse(w, dir, n, p, float64(8*(size-mmapstore.HeaderSize))/float64(n), trials)
 }
 
 // build builds into a temporary file beside the target and publishes it.
 func (r *demoRun) build(n uint64, p float64) error {
 	buf := make([]byte, 0, 64)
 	start := time.Now()
-	b, err := standard.CreateTemp(r.path, n, p)
+	nf, err := variants["standard"].create(r.path, n, p, true)
 	if err != nil {
 		return err
 	}
+	b := nf.(interface {
+		bloomkit.Adder
+		bloomkit.Publisher
+	})
 	addStart := time.Now()
 	if err := demoLoop(n, func(i uint64) { b.Add(demoKey(buf, "user:", i)) }); err != nil {
 		b.Close() // discards the temporary file
@@ -129,7 +134,7 @@ func (r *demoRun) build(n uint64, p float64) error {
 func (r *demoRun) measure(n, trials uint64) error {
 	buf := make([]byte, 0, 64)
 	openStart := time.Now()
-	f, err := standard.OpenReadOnly(r.path)
+	f, err := openFile(r.path, true)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/mmapstore"
@@ -20,7 +21,7 @@ func infoCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		if err != nil {
 			return err
 		}
-		f, v, err := openFile(args[0], true)
+		f, err := openFile(args[0], true)
 		if err != nil {
 			return err
 		}
@@ -43,15 +44,17 @@ func infoCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		default:
 			checksum = "current (recorded at close), payload not checked (-no-verify)"
 		}
+		_, static := f.(bloomkit.Adder)
+		static = !static
 		cells := "bits"
 		switch {
-		case v.tag == mmapstore.Fuse:
+		case static:
 			cells = fmt.Sprintf("%d-bit fingerprints", h.CellBits)
 		case h.CellBits > 1:
 			cells = fmt.Sprintf("%d-bit counters", h.CellBits)
 		}
 		fmt.Fprintf(std.out, "file           %s\n", args[0])
-		fmt.Fprintf(std.out, "variant        %s\n", v.name)
+		fmt.Fprintf(std.out, "variant        %s\n", h.Variant)
 		fmt.Fprintf(std.out, "format         version %d, hash %d (%s), seed %d\n", h.Version, h.Scheme, bloomkit.Scheme(h.Scheme), h.Seed)
 		fmt.Fprintf(std.out, "geometry       m = %d %s, k = %d", h.M, cells, f.K())
 		if h.BlockBits > 0 {
@@ -59,14 +62,22 @@ func infoCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		}
 		fmt.Fprintf(std.out, ", %.2f bits per key at capacity\n", float64(f.Bytes()*8)/float64(max(f.Capacity(), 1)))
 		fmt.Fprintf(std.out, "capacity       %d keys at target p = %g\n", f.Capacity(), f.TargetFPR())
-		if v.tag == mmapstore.Fuse {
+		if g, ok := f.(grower); ok {
+			// A growing filter's capacity is its table's; it was made for
+			// fewer and rebuilt Expansion times larger at each growth.
+			fmt.Fprintf(std.out, "initial        %d keys, grows %d-fold at each rebuild\n", g.InitialCapacity(), g.Expansion())
+			n, _ := g.Rebuilds()
+			fmt.Fprintf(std.out, "rebuilds       %d\n", n)
+			fmt.Fprintf(std.out, "history        %d bytes (%s, every key added)\n", g.LogBytes(), g.HistoryPath())
+		}
+		if static {
 			fmt.Fprintf(std.out, "keys           %d distinct, a static set: the rate is fixed by the fingerprints\n", f.Added())
 		} else {
 			fmt.Fprintf(std.out, "added          %d (estimated from the fill: %s)\n", f.Added(), approxCount(f))
 			facts := fillOf(f)
 			fmt.Fprintf(std.out, "fill           %.2f%% of cells set\n", 100*facts.fill)
 			fmt.Fprintf(std.out, "estimated p    %.4g (from the fill)\n", facts.est)
-			fmt.Fprintf(std.out, "state          %s\n", fillState(facts, v))
+			fmt.Fprintf(std.out, "state          %s\n", fillState(facts, f))
 		}
 		fmt.Fprintf(std.out, "size on disk   %d bytes (payload %d)\n", st.Size(), f.Bytes())
 		fmt.Fprintf(std.out, "checksum       %s\n", checksum)
@@ -76,15 +87,24 @@ func infoCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 
 // fillState says whether f holds what it was sized for: within capacity,
 // over it, or saturated (every cell set: every key tests present).
-func fillState(x fillFacts, v *variant) string {
+func fillState(x fillFacts, f bloomkit.Filter) string {
 	w := x.warning()
 	switch {
 	case x.saturated():
 		return "SATURATED: every cell is set, so every key tests present; its answers mean nothing (rebuild with a larger -n)"
-	case v.tag == mmapstore.Scalable:
-		return "grows as keys are added (scalable)"
+	case grows(f):
+		return fmt.Sprintf("grows as keys are added (%s)", variantOf(f))
 	case w != "":
 		return "OVER CAPACITY: " + w
 	}
 	return "within capacity"
+}
+
+// grower is what info shows of a filter that grows by rebuilding (growing).
+type grower interface {
+	InitialCapacity() uint64
+	Expansion() uint64
+	Rebuilds() (int, time.Duration)
+	LogBytes() uint64
+	HistoryPath() string
 }

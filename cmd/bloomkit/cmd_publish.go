@@ -88,7 +88,7 @@ func checkVariantTarget(what string, tag mmapstore.Variant, dst string, force bo
 // verifyCopy checks the copy at path as Open does and against its payload
 // checksum; a file still open for writing (checksum not current) fails.
 func verifyCopy(path string) error {
-	f, _, err := openFile(path, true)
+	f, err := openFile(path, true)
 	if err != nil {
 		return err
 	}

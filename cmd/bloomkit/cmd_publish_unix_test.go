@@ -42,7 +42,8 @@ func serveChild(t *testing.T, path string) {
 			return
 		default:
 		}
-		lease := live.Acquire()
+		lease, err := live.Acquire()
+		require.NoError(t, err)
 		gen := 0
 		for g := 1; g <= 9; g++ {
 			if lease.Value().ContainsString(fmt.Sprintf("gen-%d", g)) {

@@ -5,9 +5,8 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/lines"
-	"github.com/bloomkit/bloomkit/partitioned"
-	"github.com/bloomkit/bloomkit/standard"
 )
 
 func testCommand(fs *flag.FlagSet, std stdio) func([]string) error {
@@ -25,7 +24,7 @@ func testCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		if *onlyPresent && *onlyAbsent {
 			return fmt.Errorf("-present and -absent exclude each other")
 		}
-		f, _, err := openFile(args[0], true)
+		f, err := openFile(args[0], true)
 		if err != nil {
 			return err
 		}
@@ -94,19 +93,20 @@ type testResult struct {
 }
 
 // test looks keys up in f and sets res to what is printed for them;
-// partitioned and standard filters look them up in groups (their cache
-// misses overlap).
-func (s selection) test(f filter, keys [][]byte, res *testResult) {
+// a filter with a batch lookup (bloomkit.BatchContainer, or
+// DigestBatchContainer) looks them up in groups (their cache misses
+// overlap).
+func (s selection) test(f bloomkit.Filter, keys [][]byte, res *testResult) {
 	res.out, res.selected = res.out[:0], false
-	if pf, ok := f.(*partitioned.Filter); ok {
-		res.found = pf.ContainsMany(keys, res.found)
-	} else if sf, ok := f.(*standard.Filter); ok {
+	if bf, ok := f.(bloomkit.BatchContainer); ok {
+		res.found = bf.ContainsMany(keys, res.found)
+	} else if df, ok := f.(bloomkit.DigestBatchContainer); ok {
 		ds := res.keys.digests[:0]
 		for _, k := range keys {
-			ds = append(ds, sf.Hash(k))
+			ds = append(ds, df.Hash(k))
 		}
 		res.keys.digests = ds
-		res.found = sf.ContainsDigests(ds, res.found)
+		res.found = df.ContainsDigests(ds, res.found)
 	} else {
 		res.found = res.found[:0]
 		for _, k := range keys {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
@@ -29,7 +30,7 @@ func unionCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		if err != nil {
 			return err
 		}
-		v, err := variantByTag(first.Variant)
+		v, err := variantByName(first.Variant.String())
 		if err != nil {
 			return err
 		}
@@ -60,7 +61,7 @@ func unionCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 				os.Remove(tmp)
 			}
 		}()
-		dst, err := v.open(tmp, false)
+		dst, err := openFile(tmp, false)
 		if err != nil {
 			return err
 		}
@@ -86,12 +87,12 @@ func unionCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 }
 
 // mergeInto ORs the filter files at paths, of variant v, into dst.
-func mergeInto(dst filter, v *variant, paths []string) error {
+func mergeInto(dst bloomkit.Filter, v *variant, paths []string) error {
 	for _, p := range paths {
 		if err := interrupted(); err != nil {
 			return err
 		}
-		src, err := v.open(p, true)
+		src, err := openFile(p, true)
 		if err != nil {
 			return err
 		}

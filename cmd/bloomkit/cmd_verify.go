@@ -10,7 +10,7 @@ func verifyCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		if len(args) != 1 {
 			return fmt.Errorf("want exactly one FILE, got %d arguments", len(args))
 		}
-		f, _, err := openFile(args[0], true)
+		f, err := openFile(args[0], true)
 		if err != nil {
 			return err
 		}

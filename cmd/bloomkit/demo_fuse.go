@@ -5,8 +5,6 @@ import (
 	"io"
 	"path/filepath"
 	"time"
-
-	"github.com/bloomkit/bloomkit/fuse"
 )
 
 // demoFuse builds a fuse filter of the demo's n keys (a static set, built
@@ -14,7 +12,8 @@ import (
 // rate of docs/fuse.md on the user's machine. Its rate is 2^-8 for p ≥ 2^-8
 // and 2^-16 below (down to 2^-16; a smaller p skips it).
 func demoFuse(w io.Writer, dir string, n uint64, p, standardBitsPerKey float64, trials uint64) error {
-	bits, err := fuse.FingerprintBits(p)
+	sv := variants["fuse"].static
+	bits, err := sv.fingerprintBits(p)
 	if err != nil {
 		fmt.Fprintf(w, "\nfuse filter: skipped, p = %g is below what its 16-bit fingerprints give (2^-16)\n", p)
 		return nil
@@ -22,7 +21,7 @@ func demoFuse(w io.Writer, dir string, n uint64, p, standardBitsPerKey float64, 
 	path := filepath.Join(dir, "demo-fuse.bloom")
 	buf := make([]byte, 0, 64)
 	start := time.Now()
-	b, err := fuse.NewBuilder(path, p)
+	b, err := sv.newBuilder(path, p, sv.defaultMemory, "", nil)
 	if err != nil {
 		return err
 	}
@@ -42,7 +41,7 @@ func demoFuse(w io.Writer, dir string, n uint64, p, standardBitsPerKey float64, 
 		return err
 	}
 	build := time.Since(start)
-	f, err := fuse.OpenReadOnly(path)
+	f, err := openFile(path, true)
 	if err != nil {
 		return err
 	}
@@ -69,8 +68,8 @@ func demoFuse(w io.Writer, dir string, n uint64, p, standardBitsPerKey float64, 
 	per := func(d time.Duration, count uint64) float64 { return float64(d.Nanoseconds()) / float64(count) }
 	fmt.Fprintf(w, "\nthe same keys as a fuse filter (static: built once, no Add; docs/fuse.md)\n")
 	fmt.Fprintf(w, "  geometry         %d-bit fingerprints, %.2f bits per key (standard at its rate would take %.2f)\n",
-		bits, f.BitsPerKey(), standardBitsPerKey)
-	fmt.Fprintf(w, "  build            %v (%d shards, published atomically)\n", build.Round(time.Millisecond), f.Shards())
+		bits, float64(f.Bits())/float64(max(f.Added(), 1)), standardBitsPerKey)
+	fmt.Fprintf(w, "  build            %v (%d shards, published atomically)\n", build.Round(time.Millisecond), f.(interface{ Shards() int }).Shards())
 	fmt.Fprintf(w, "  lookup, present  %.1f ns/key\n", per(hit, n))
 	fmt.Fprintf(w, "  lookup, absent   %.1f ns/key\n", per(miss, trials))
 	fmt.Fprintf(w, "  false negatives  %d of %d added keys\n", missing, n)
@@ -83,7 +82,7 @@ func demoFuse(w io.Writer, dir string, n uint64, p, standardBitsPerKey float64, 
 
 // fuseRate is the rate a fuse filter built for p has: 2^-8 or 2^-16.
 func fuseRate(p float64) float64 {
-	if bits, err := fuse.FingerprintBits(p); err == nil && bits == 16 {
+	if bits, err := variants["fuse"].static.fingerprintBits(p); err == nil && bits == 16 {
 		return 1.0 / 65536
 	}
 	return 1.0 / 256

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/bloomkit/bloomkit"
 )
 
 // countFlag is a key count: 200000, 1e9, 2.5e6 or 1_000_000.
@@ -80,5 +82,19 @@ func (ff *filterFlags) check() (*variant, error) {
 	if ff.n.set && ff.n.n == 0 {
 		return nil, fmt.Errorf("-n 0: a filter needs a capacity of at least one key")
 	}
-	return variantByName(ff.variant)
+	v, err := variantByName(ff.variant)
+	if err == nil && !ff.n.set && v.defaultN != 0 {
+		ff.n.n = v.defaultN // a variant that grows starts small
+	}
+	return v, err
+}
+
+// variantOf is the table entry of f's variant: the one of its file's
+// header, else (an in-memory filter) the one -variant names.
+func (ff *filterFlags) variantOf(f bloomkit.Filter) *variant {
+	if v, ok := variants[variantOf(f)]; ok {
+		return v
+	}
+	v, _ := variantByName(ff.variant)
+	return v
 }

@@ -1,13 +1,13 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/hll"
 	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/lines"
-	"github.com/bloomkit/bloomkit/counting"
-	"github.com/bloomkit/bloomkit/partitioned"
-	"github.com/bloomkit/bloomkit/scalable"
-	"github.com/bloomkit/bloomkit/standard"
+	"github.com/bloomkit/bloomkit/filterfile"
+	"github.com/bloomkit/bloomkit/mmapstore"
 	"github.com/zeebo/xxh3"
 )
 
@@ -21,53 +21,50 @@ func eachChunk[T any](s *lineSource, work func(c *lines.Chunk, res *T) error, em
 	})
 }
 
-// digester is what the pipeline needs of a filter to hash keys on the
-// workers and add or look up the digests on one goroutine: every variant
-// has these methods.
-type digester interface {
-	Hash(key []byte) bloomkit.Digest
-	AddDigest(d bloomkit.Digest) bool
-	ContainsDigest(d bloomkit.Digest) bool
-}
-
-var (
-	_ digester = (*standard.Filter)(nil)
-	_ digester = (*counting.Filter)(nil)
-	_ digester = (*partitioned.Filter)(nil)
-	_ digester = (*scalable.Filter)(nil)
-)
-
-// digestBuilder is the single-writer form of AddDigest (the Builders of
-// standard, counting and partitioned).
-type digestBuilder interface {
-	AddDigest(d bloomkit.Digest) bool
-	Flush()
-}
-
-// digestsBuilder is a Builder that adds a batch of digests at once,
-// overlapping their cache misses (standard and partitioned).
-type digestsBuilder interface {
-	digestBuilder
-	AddDigests(ds []bloomkit.Digest) int
-}
-
-var (
-	_ digestsBuilder = (*standard.Builder)(nil)
-	_ digestsBuilder = (*partitioned.Builder)(nil)
-)
-
-// builderOf returns f's Builder, for a filter only this goroutine uses, or
-// nil when its variant has none (scalable).
-func builderOf(f filter) digestBuilder {
-	switch f := f.(type) {
-	case *standard.Filter:
-		return f.Builder()
-	case *counting.Filter:
-		return f.Builder()
-	case *partitioned.Filter:
-		return f.Builder()
+// openFile opens the filter file at path whatever its variant (package
+// filterfile): for adding, or read-only. A static filter (fuse) opens
+// read-only either way.
+func openFile(path string, readOnly bool) (bloomkit.Filter, error) {
+	if readOnly {
+		return filterfile.OpenReadOnly(path)
 	}
-	return nil
+	return filterfile.Open(path)
+}
+
+// variantOf is the name of f's variant, from its file's header when it has
+// one (else its Go type).
+func variantOf(f bloomkit.Filter) string {
+	if f.Path() != "" {
+		if h, err := mmapstore.ReadHeader(f.Path()); err == nil {
+			return h.Variant.String()
+		}
+	}
+	return fmt.Sprintf("%T", f)
+}
+
+// grows reports whether f grows as keys are added (scalable, growing):
+// it has no capacity to watch, and TryAdd says when it cannot grow.
+func grows(f bloomkit.Filter) bool {
+	_, ok := f.(bloomkit.TryAdder)
+	return ok
+}
+
+// adder returns f as an Adder, or why it takes no keys (a static filter).
+func adder(f bloomkit.Filter, path string) (bloomkit.Adder, error) {
+	a, ok := f.(bloomkit.Adder)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", path, errStatic)
+	}
+	return a, nil
+}
+
+// tryAdd adds key to f, or returns why it could not (a scalable or growing
+// filter that cannot grow); the others never fail.
+func tryAdd(f bloomkit.Adder, key []byte) (bool, error) {
+	if t, ok := f.(bloomkit.TryAdder); ok {
+		return t.TryAdd(key)
+	}
+	return f.Add(key), nil
 }
 
 // keyBatch is a chunk's keys as the workers found them: each line (a
@@ -78,7 +75,7 @@ type keyBatch struct {
 }
 
 // split fills b with the lines of c, hashed by f when hash is set.
-func (b *keyBatch) split(c *lines.Chunk, f digester, hash bool) error {
+func (b *keyBatch) split(c *lines.Chunk, f bloomkit.Filter, hash bool) error {
 	b.keys, b.digests = b.keys[:0], b.digests[:0]
 	l := c.Lines()
 	for line, ok := l.Next(); ok; line, ok = l.Next() {

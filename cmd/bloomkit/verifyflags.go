@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
@@ -38,7 +39,7 @@ const (
 
 // check checks f, opened from path, against its payload checksum as the
 // flags say. A damaged payload is an error: no answer from it.
-func (vf verifyFlags) check(f filter, path string) (payloadState, error) {
+func (vf verifyFlags) check(f bloomkit.Filter, path string) (payloadState, error) {
 	if vf.always && vf.never {
 		return 0, fmt.Errorf("-verify and -no-verify exclude each other")
 	}

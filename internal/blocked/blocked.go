@@ -1,6 +1,7 @@
 // Package blocked is the cache-line blocked Bloom filter core shared by the
-// partitioned variant, the stages of the scalable variant and the Redis
-// store: which 512-bit block a key goes to, which k bits of that block it
+// partitioned variant, the stages of the scalable variant and the table of
+// the growing variant (the Redis store follows the same layout through
+// partitioned's public API): which 512-bit block a key goes to, which k bits of that block it
 // sets, and the add and lookup loops over a []uint64 of whole blocks.
 //
 // A digest (hashing.Digest) is split so that no bit serves twice:
@@ -24,8 +25,13 @@
 // the faster there, measured on the whole path). Add ORs each bit that is
 // still clear (an atomic OR, so concurrent adds lose nothing); the Plain
 // forms, for one writer that builds a filter nobody else uses meanwhile
-// (what the variants call a Builder), use plain stores. The batches warm
-// the blocks of the next group of keys before testing the current one.
+// (what the variants call a Builder), use plain stores. The batches take
+// the digests Group (32) at a time and warm the blocks of the next group
+// before testing the current one (Warm): on amd64 with prefetch
+// instructions (package prefetch, PREFETCHT0), which nothing waits for,
+// elsewhere with one load per block; either way a group's cache misses
+// overlap. Split is the same fields read as the 256-bit split-block
+// layout: a conversion of a Filter, not a second copy of its words.
 // Changing which bits a key sets would make every existing file answer
 // wrongly, so golden vectors in the tests pin them.
 package blocked

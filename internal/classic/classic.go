@@ -7,7 +7,6 @@ package classic
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/bloomkit/bloomkit/internal/sizing"
@@ -76,14 +75,7 @@ func Explicit(m uint64, k uint32, c Config) (Geometry, error) {
 	if err := sizing.CheckGeometry(m, k); err != nil {
 		return Geometry{}, err
 	}
-	n := uint64(math.Max(1, math.Floor(float64(m)*sizing.Ln2/float64(k))))
-	p := sizing.FPR(m, n, k)
-	if !(p > 0) {
-		p = math.SmallestNonzeroFloat64
-	}
-	if p >= 1 {
-		p = math.Nextafter(1, 0)
-	}
+	n, p := sizing.Explicit(m, k, func(n uint64) float64 { return sizing.FPR(m, n, k) })
 	return newGeometry(m, k, c.Seed, c.Scheme, n, p), nil
 }
 

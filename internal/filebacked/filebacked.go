@@ -159,3 +159,38 @@ func (s *Store) PublishFile() error {
 	}
 	return err
 }
+
+// CreateFilter is a variant's create: g and err are the geometry for the
+// new filter and the error of working it out; on success newF(g) is the
+// filter, its file is made at path with header (beside path, for Publish,
+// when temp) and attach maps it into the filter. Errors are wrapped with
+// pkg ("standard: ...").
+func CreateFilter[G, F any](pkg, path string, temp bool, g G, err error,
+	newF func(G) F, header func(F) mmapstore.Header, attach func(F, *mmapstore.File)) (F, error) {
+	var zero F
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", pkg, err)
+	}
+	f := newF(g)
+	mf, err := Create(path, header(f), temp)
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", pkg, err)
+	}
+	attach(f, mf)
+	return f, nil
+}
+
+// OpenFilter is a variant's open: it maps the file of variant v at path
+// (read-only or for adding), makes the filter its header describes with
+// newF and attaches the mapping with attach. Errors are wrapped with pkg.
+func OpenFilter[F any](pkg, path string, v mmapstore.Variant, readOnly bool,
+	newF func(h mmapstore.Header) F, attach func(F, *mmapstore.File)) (F, error) {
+	mf, err := Open(path, v, readOnly)
+	if err != nil {
+		var zero F
+		return zero, fmt.Errorf("%s: %w", pkg, err)
+	}
+	f := newF(mf.Header())
+	attach(f, mf)
+	return f, nil
+}

@@ -27,7 +27,7 @@ import (
 // closed file-backed filter, writable or read-only, and checks its own
 // documented answer; on a read-only filter it may expect the ErrReadOnly
 // panic every change gives.
-func RunAfterClose[F File[F]](t *testing.T, v Variant[F], more map[string]func(t *testing.T, f F)) {
+func RunAfterClose[F Stream[F]](t *testing.T, v Variant[F], more map[string]func(t *testing.T, f F)) {
 	check := func(t *testing.T, f F, path string, readOnly bool, added uint64) {
 		t.Helper()
 		closedErrors(t, v, f, path)
@@ -81,7 +81,7 @@ func fillClosed(f Filter) { AddKeys(f, 1, 500) }
 
 // closedErrors: every method of a closed filter that needs the file or the
 // array returns an error wrapping mmapstore.ErrClosed and writes nothing.
-func closedErrors[F File[F]](t *testing.T, v Variant[F], f F, path string) {
+func closedErrors[F Stream[F]](t *testing.T, v Variant[F], f F, path string) {
 	t.Helper()
 	require.ErrorIs(t, f.Close(), mmapstore.ErrClosed, "second Close")
 	require.ErrorIs(t, f.Sync(), mmapstore.ErrClosed, "Sync")
@@ -128,7 +128,7 @@ func closedErrors[F File[F]](t *testing.T, v Variant[F], f F, path string) {
 // closedAnswers: a closed filter rules nothing out, so a key added before
 // Close is never reported absent; Add answers false and changes nothing, or
 // panics with the documented ErrReadOnly on a read-only filter.
-func closedAnswers[F File[F]](t *testing.T, v Variant[F], f F, readOnly bool) {
+func closedAnswers[F Stream[F]](t *testing.T, v Variant[F], f F, readOnly bool) {
 	t.Helper()
 	buf := make([]byte, 16)
 	for i := uint64(0); i < 500; i++ {
@@ -149,7 +149,7 @@ func closedAnswers[F File[F]](t *testing.T, v Variant[F], f F, readOnly bool) {
 // closedIntrospection: a closed filter keeps Path, ReadOnly, Seed and
 // Added (a variant that Grows has no stages left: Added is 0) and reports
 // an empty array in Bytes and the estimates.
-func closedIntrospection[F File[F]](t *testing.T, v Variant[F], f F, path string, readOnly bool, added uint64) {
+func closedIntrospection[F Stream[F]](t *testing.T, v Variant[F], f F, path string, readOnly bool, added uint64) {
 	t.Helper()
 	require.Equal(t, path, f.Path())
 	require.Equal(t, readOnly, f.ReadOnly())
@@ -168,7 +168,7 @@ func closedIntrospection[F File[F]](t *testing.T, v Variant[F], f F, path string
 
 // closedInMemory: Close of an in-memory filter does nothing; it stays
 // usable.
-func closedInMemory[F File[F]](t *testing.T, v Variant[F]) {
+func closedInMemory[F Stream[F]](t *testing.T, v Variant[F]) {
 	f, err := v.New(1000, 0.01, 0)
 	require.NoError(t, err)
 	fillClosed(f)

@@ -16,7 +16,7 @@ import (
 // subtests: the file lifecycle, files and streams agreeing, changes to a
 // read-only filter, open errors, corrupt files, atomic publish and the mode
 // of a published file.
-func RunFileSuite[F File[F]](t *testing.T, v Variant[F]) {
+func RunFileSuite[F Stream[F]](t *testing.T, v Variant[F]) {
 	t.Run("Lifecycle", func(t *testing.T) { FileLifecycle(t, v) })
 	t.Run("FileAndStreamAgree", func(t *testing.T) { FileAndStreamAgree(t, v) })
 	t.Run("ReadOnlyChanges", func(t *testing.T) { ReadOnlyChanges(t, v) })
@@ -28,7 +28,7 @@ func RunFileSuite[F File[F]](t *testing.T, v Variant[F]) {
 
 // FileLifecycle creates a file, syncs, closes and reopens it read-only and
 // for writing, with a reader mapping the file while a writer adds.
-func FileLifecycle[F File[F]](t *testing.T, v Variant[F]) {
+func FileLifecycle[F Stream[F]](t *testing.T, v Variant[F]) {
 	h := v.Hooks
 	path := filepath.Join(t.TempDir(), "f.bloom")
 	f, err := v.Create(path, 20000, 0.01, 9)
@@ -92,7 +92,7 @@ func FileLifecycle[F File[F]](t *testing.T, v Variant[F]) {
 
 // FileAndStreamAgree checks that a stream maps as a file and a file reads as
 // a stream, with the same payload bytes.
-func FileAndStreamAgree[F File[F]](t *testing.T, v Variant[F]) {
+func FileAndStreamAgree[F Stream[F]](t *testing.T, v Variant[F]) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f.bloom")
 	f, err := v.Create(path, 30000, 0.001, 0)
@@ -135,7 +135,7 @@ func FileAndStreamAgree[F File[F]](t *testing.T, v Variant[F]) {
 // return ErrReadOnly (for a variant that has them) and that Add, AddString
 // and v.Changes panic with an error that wraps ErrReadOnly and names the
 // file.
-func ReadOnlyChanges[F File[F]](t *testing.T, v Variant[F]) {
+func ReadOnlyChanges[F Stream[F]](t *testing.T, v Variant[F]) {
 	path := filepath.Join(t.TempDir(), "ro.bloom")
 	f, err := v.Create(path, 100, 0.01, 0)
 	require.NoError(t, err)
@@ -188,7 +188,7 @@ func MustOpen(t testing.TB, path string) *os.File {
 
 // OpenErrors checks missing files, a second Create and a second writer, bad
 // arguments that leave nothing behind, and files of another variant.
-func OpenErrors[F File[F]](t *testing.T, v Variant[F]) {
+func OpenErrors[F Stream[F]](t *testing.T, v Variant[F]) {
 	dir := t.TempDir()
 	_, err := v.Open(filepath.Join(dir, "missing"))
 	require.ErrorIs(t, err, fs.ErrNotExist)
@@ -239,7 +239,7 @@ func OpenErrors[F File[F]](t *testing.T, v Variant[F]) {
 
 // CorruptFiles flips and truncates the bytes of a real file and checks the
 // typed error OpenReadOnly, Verify and ReadFrom return.
-func CorruptFiles[F File[F]](t *testing.T, v Variant[F]) {
+func CorruptFiles[F Stream[F]](t *testing.T, v Variant[F]) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "good.bloom")
 	f, err := v.New(5000, 0.01, 0)
@@ -306,7 +306,7 @@ func CorruptFiles[F File[F]](t *testing.T, v Variant[F]) {
 
 // PublishReplacesAtomically builds beside a live file and publishes over it
 // while a reader keeps the old mapping; an abandoned build leaves nothing.
-func PublishReplacesAtomically[F File[F]](t *testing.T, v Variant[F]) {
+func PublishReplacesAtomically[F Stream[F]](t *testing.T, v Variant[F]) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "live.bloom")
 	old, err := v.New(1000, 0.01, 0)
@@ -360,7 +360,7 @@ func PublishReplacesAtomically[F File[F]](t *testing.T, v Variant[F]) {
 
 // PublishedFileIsReadableByOthers checks the mode of a written file (0644)
 // and that a rebuild keeps the mode the operator gave it.
-func PublishedFileIsReadableByOthers[F File[F]](t *testing.T, v Variant[F]) {
+func PublishedFileIsReadableByOthers[F Stream[F]](t *testing.T, v Variant[F]) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mode.bloom")
 	f, err := v.New(10, 0.01, 0)

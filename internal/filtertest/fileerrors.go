@@ -19,7 +19,7 @@ import (
 // all variants share (issue 15): an *fs.PathError with Op "open" naming the
 // file once, around the typed sentinel, which errors.Is finds; the message
 // reads "<pkg>: open <path>: <sentinel>: <detail>", the sentinel once.
-func RunFileErrors[F File[F]](t *testing.T, v Variant[F], pkg string) {
+func RunFileErrors[F Stream[F]](t *testing.T, v Variant[F], pkg string) {
 	dir := t.TempDir()
 
 	good := filepath.Join(dir, "good.bloom")

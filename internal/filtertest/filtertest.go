@@ -23,7 +23,9 @@ import (
 	"testing"
 )
 
-// Filter is what every variant offers for adding and querying keys.
+// Filter is what the helpers below need of a filter: adds and lookups
+// (less than bloomkit.Adder, so that a test's reference filter of another
+// design can use them too).
 type Filter interface {
 	Add(key []byte) bool
 	AddString(key string) bool

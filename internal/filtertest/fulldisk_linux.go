@@ -18,7 +18,7 @@ import (
 // instead lowers RLIMIT_FSIZE to 1 MiB, which fails the same allocation with
 // EFBIG.) t must be a top-level test: the child runs it by name and takes
 // the child's part.
-func CreateOnFullDisk[F File[F]](t *testing.T, v Variant[F]) {
+func CreateOnFullDisk[F Stream[F]](t *testing.T, v Variant[F]) {
 	if os.Getenv("BLOOMKIT_FULLDISK_CHILD") != "" {
 		fullDiskChild(t, v)
 		return
@@ -43,7 +43,7 @@ func CreateOnFullDisk[F File[F]](t *testing.T, v Variant[F]) {
 	require.Contains(t, string(out), "FULLDISK-OK")
 }
 
-func fullDiskChild[F File[F]](t *testing.T, v Variant[F]) {
+func fullDiskChild[F Stream[F]](t *testing.T, v Variant[F]) {
 	dir := os.Getenv("BLOOMKIT_FULLDISK_DIR")
 	want := syscall.EFBIG
 	switch os.Getenv("BLOOMKIT_FULLDISK_CHILD") {

@@ -84,7 +84,7 @@ func Typed(err error) bool {
 // exercise runs the read-only operations every variant has on a filter that
 // opened, to show no accepted input can make a query read out of bounds,
 // then the variant's own (extra, which may be nil).
-func exercise[F File[F]](t *testing.T, f F, extra func(*testing.T, F)) {
+func exercise[F Stream[F]](t *testing.T, f F, extra func(*testing.T, F)) {
 	for _, k := range []string{"", "a", "b", "zz", "key-1", "other-5"} {
 		f.ContainsString(k)
 	}
@@ -102,7 +102,7 @@ func exercise[F File[F]](t *testing.T, f F, extra func(*testing.T, F)) {
 // FuzzOpenReadOnly is the body of a variant's FuzzOpenReadOnly: any bytes
 // written to a file either fail to open with a typed error or open to a
 // filter whose every read-only operation (extra: the variant's own) works.
-func FuzzOpenReadOnly[F File[F]](f *testing.F, v Variant[F], seeds [][]byte, extra func(*testing.T, F)) {
+func FuzzOpenReadOnly[F Stream[F]](f *testing.F, v Variant[F], seeds [][]byte, extra func(*testing.T, F)) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
@@ -129,7 +129,7 @@ func FuzzOpenReadOnly[F File[F]](f *testing.F, v Variant[F], seeds [][]byte, ext
 // FuzzReadFrom is the body of a variant's FuzzReadFrom: any stream either
 // fails with a typed error or reads to a filter that works (extra: the
 // variant's own checks) and writes back to a stream that reads the same.
-func FuzzReadFrom[F File[F]](f *testing.F, v Variant[F], seeds [][]byte, extra func(*testing.T, F)) {
+func FuzzReadFrom[F Stream[F]](f *testing.F, v Variant[F], seeds [][]byte, extra func(*testing.T, F)) {
 	for _, s := range seeds {
 		f.Add(s)
 	}

@@ -3,7 +3,7 @@ package filtertest
 import (
 	"bytes"
 	"encoding/binary"
-	"io"
+	"github.com/bloomkit/bloomkit"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,26 +15,17 @@ import (
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
-// Schemed is what a filter offers about its hashing scheme: the scheme its
+// Schemed is what a filter offers about its hashing scheme (the scheme its
 // file records, the digest of a key under that scheme and its seed, and
-// lookups of such digests.
+// lookups of such digests: all of them the face's) and its file.
 type Schemed interface {
-	Filter
-	Seed() uint64
-	Scheme() hashing.Scheme
-	Hash(key []byte) hashing.Digest
-	HashString(key string) hashing.Digest
-	AddDigest(d hashing.Digest) bool
-	ContainsDigest(d hashing.Digest) bool
-	WriteTo(w io.Writer) (int64, error)
-	WriteFile(path string) error
-	Close() error
+	bloomkit.Adder
+	bloomkit.FileWriter
 }
 
-// SchemedFile is a File that records its hashing scheme.
+// SchemedFile is a Stream that records its hashing scheme: every Stream.
 type SchemedFile[F any] interface {
-	File[F]
-	Schemed
+	Stream[F]
 }
 
 // SchemeSuite checks that variant v (its NewScheme and CreateScheme) records its hashing scheme and follows

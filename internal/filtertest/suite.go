@@ -74,7 +74,7 @@ func AddReportsNew[F File[F]](t *testing.T, v Variant[F]) F {
 
 // StreamRoundTrip writes a filter to a stream, reads it back and checks the
 // copy: same words, geometry and count, and the same bytes written again.
-func StreamRoundTrip[F File[F]](t *testing.T, v Variant[F]) {
+func StreamRoundTrip[F Stream[F]](t *testing.T, v Variant[F]) {
 	f, err := v.New(50000, 0.001, 77)
 	require.NoError(t, err)
 	AddKeys(f, 1, 50000)

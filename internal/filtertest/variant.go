@@ -4,40 +4,38 @@ import (
 	"io"
 	"testing"
 
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
-// File is what a variant's *Filter offers beyond Filter: introspection,
-// streams and files. F is the filter type itself. Combining is optional:
-// see Combiner.
+// File is what every suite requires of a variant's *Filter (F is that
+// type): the root package's face with Add, bloomkit.Adder. What only some
+// variants have is an optional interface of the root package, required by
+// the suites that use it (Stream, Combiner) or tested for with a type
+// assertion.
 type File[F any] interface {
-	Filter
-	K() uint32
-	Bytes() uint64
-	Added() uint64
-	Seed() uint64
-	ApproxCount() uint64
-	FillRatio() float64
-	EstimatedFPR() float64
-	WriteTo(w io.Writer) (int64, error)
-	WriteFile(path string) error
-
-	Path() string
-	ReadOnly() bool
-	Sync() error
-	Verify() error
-	Prefault() error
-	Close() error
-	Publish() error
+	bloomkit.Adder
 }
 
-// Combiner is a File that combines with another filter of the same
-// geometry: every variant but scalable, whose stages grow.
-type Combiner[F any] interface {
+// Stream is a File whose whole state is one filter file: it writes it
+// (bloomkit.FileWriter), publishes a build made beside its target
+// (bloomkit.Publisher) and prefaults it (bloomkit.Prefaulter). Every
+// variant but growing, whose state is a snapshot and its history; the file
+// suites (RunFileSuite, RunFileErrors, RunAfterClose, the fuzz bodies,
+// StreamRoundTrip, SchemeSuite, CreateOnFullDisk) require it.
+type Stream[F any] interface {
 	File[F]
-	Union(other F) error
-	Intersect(other F) error
+	bloomkit.FileWriter
+	bloomkit.Publisher
+	bloomkit.Prefaulter
+}
+
+// Combiner is a Stream that combines with another filter of the same
+// geometry (bloomkit.Combiner): standard, partitioned and counting.
+type Combiner[F any] interface {
+	Stream[F]
+	bloomkit.Combiner[F]
 }
 
 // combiner is Union and Intersect, for the suites that use them when a

@@ -39,3 +39,30 @@ func Decode[T any](pkg string, data []byte, read func(io.Reader) (T, error)) (T,
 	}
 	return f, nil
 }
+
+// Unmarshal is a variant's UnmarshalBinary: it decodes data (Decode, with
+// read) into a new filter and hands it to set, which makes the receiver
+// that filter. A receiver mapped from a file (path not "") is refused with
+// invalid (the variant's ErrInvalid) and left unchanged, as is the
+// receiver of bad data.
+func Unmarshal[T any](pkg, path string, invalid error, data []byte, read func(io.Reader) (T, error), set func(T)) error {
+	if path != "" {
+		return fmt.Errorf("%s: UnmarshalBinary into the filter mapped from %s: %w", pkg, path, invalid)
+	}
+	g, err := Decode(pkg, data, read)
+	if err != nil {
+		return err
+	}
+	set(g)
+	return nil
+}
+
+// WriteFile is a variant's WriteFile: the bytes f.WriteTo writes, put at
+// path atomically (mmapstore.WriteFileAtomic: readers of path see the old
+// file or the new one, never a partial one).
+func WriteFile(path string, f io.WriterTo) error {
+	return mmapstore.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := f.WriteTo(w)
+		return err
+	})
+}

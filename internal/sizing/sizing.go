@@ -106,3 +106,19 @@ func CheckMemory(bytes uint64) error {
 	}
 	return nil
 }
+
+// Explicit is the capacity and target rate of an expert's geometry of m
+// cells and k probes, the one formula every fixed-size variant uses: n =
+// max(1, ⌊m ln 2 / k⌋), the n for which k is the classic optimum, and
+// fpr(n), the variant's rate at that load, clamped into (0, 1).
+func Explicit(m uint64, k uint32, fpr func(n uint64) float64) (n uint64, p float64) {
+	n = uint64(math.Max(1, math.Floor(float64(m)*Ln2/float64(k))))
+	p = fpr(n)
+	if !(p > 0) {
+		p = math.SmallestNonzeroFloat64
+	}
+	if p >= 1 {
+		p = math.Nextafter(1, 0)
+	}
+	return n, p
+}

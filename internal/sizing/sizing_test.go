@@ -51,3 +51,16 @@ func TestLimits(t *testing.T) {
 	_, _, err = Standard(10, 1e-30)
 	require.ErrorIs(t, err, ErrInvalid)
 }
+
+// TestExplicit: an expert's geometry gets the capacity for which k is the
+// classic optimum, and the variant's rate there, kept inside (0, 1).
+func TestExplicit(t *testing.T) {
+	n, p := Explicit(1000, 7, func(n uint64) float64 { return FPR(1000, n, 7) })
+	require.EqualValues(t, 99, n, "⌊1000 ln 2 / 7⌋")
+	require.Equal(t, FPR(1000, 99, 7), p)
+	n, p = Explicit(3, 64, func(uint64) float64 { return 0 })
+	require.EqualValues(t, 1, n, "at least one key")
+	require.Positive(t, p)
+	_, p = Explicit(64, 1, func(uint64) float64 { return 1 })
+	require.Less(t, p, 1.0)
+}

@@ -63,13 +63,9 @@ func (e *entry) acquire() (*lease, bool) {
 	return nil, false
 }
 
-func tryAcquire(l *live) (ls *lease, ok bool) {
-	defer func() {
-		if recover() != nil {
-			ls, ok = nil, false
-		}
-	}()
-	return l.Acquire(), true
+func tryAcquire(l *live) (*lease, bool) {
+	ls, err := l.Acquire()
+	return ls, err == nil
 }
 
 // journal keeps the keys acknowledged by writes to the key since the server
@@ -340,7 +336,10 @@ func (s *Server) openStatic(e *entry) (*live, error) {
 	if err != nil {
 		return nil, err
 	}
-	ls := l.Acquire()
+	ls, err := l.Acquire()
+	if err != nil {
+		return nil, err
+	}
 	missing := 0
 	for _, k := range e.journal.keys {
 		if !ls.Value().f.Contains(k) {
