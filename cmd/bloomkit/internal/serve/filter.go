@@ -180,7 +180,9 @@ func openHandle(path string, writable bool, maxBytes uint64, w walOpen, grow ...
 		return nil, err
 	}
 	if !writable {
-		f, err := filterfile.OpenReadOnly(path)
+		// Through a symlink: a growing filter's history is beside the
+		// link's target.
+		f, err := filterfile.OpenReadOnly(resolved(path))
 		if err != nil {
 			return nil, err
 		}
