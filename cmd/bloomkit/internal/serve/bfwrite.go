@@ -149,11 +149,16 @@ func (s *Server) insert(c redcon.Conn, key []byte, items [][]byte, sp spec, crea
 	}
 	// The adds are durable as -fsync says before the reply (wal.go): an
 	// add whose log write failed is not acknowledged.
+	began := time.Now().UnixNano()
 	if err := h.commit(s.fsyncAlways()); err != nil {
 		s.logRefusal(slog.LevelError, "write-ahead log write failed", "key", e.name, "err", err)
 		e.dirty.Store(true)
 		c.WriteError(errInsert + ": the adds could not be written to the log: " + err.Error())
 		return
+	}
+	if s.fsyncAlways() {
+		e.ck.lastSync.Store(began)
+		s.store.lastSync.Store(began)
 	}
 	if len(res) > 0 {
 		e.ck.since.CompareAndSwap(0, time.Now().UnixNano())

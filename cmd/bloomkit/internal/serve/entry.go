@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -486,6 +487,7 @@ func (s *Server) syncEntry(e *entry) error {
 	}
 	h := ls.Value()
 	if e.dirty.Swap(false) {
+		began := time.Now().UnixNano() // what was acknowledged before is durable after
 		if err := h.sync(); errors.Is(err, errHandedOver) {
 			e.dirty.Store(true) // the new handle is synced next time
 			ls.Release()
@@ -497,9 +499,8 @@ func (s *Server) syncEntry(e *entry) error {
 			ls.Release()
 			return err
 		}
-		now := time.Now().UnixNano()
-		e.ck.lastSync.Store(now)
-		s.store.lastSync.Store(now)
+		e.ck.lastSync.Store(began)
+		s.store.lastSync.Store(began)
 		s.stats.syncs.Add(1)
 	}
 	stopping := s.running.Load()&stopBit != 0
@@ -511,12 +512,20 @@ func (s *Server) syncEntry(e *entry) error {
 	if stopping {
 		return s.checkpointEntry(e)
 	}
-	if !e.wmu.TryLock() {
-		return nil // a write runs: the next interval
+	// In its own goroutine: it waits for the key's writes (which may hold
+	// it all the time) without holding up the other keys' fsyncs.
+	if e.ck.running.CompareAndSwap(false, true) {
+		go func() {
+			defer e.ck.running.Store(false)
+			e.wmu.Lock()
+			defer e.wmu.Unlock()
+			if e.cur.Load() == nil || s.running.Load()&stopBit != 0 {
+				return // dropped, or the stop checkpoints it
+			}
+			if err := s.checkpointEntry(e); err != nil {
+				s.logRefusal(slog.LevelError, "checkpoint failed; the log keeps the adds", "key", e.name, "err", err)
+			}
+		}()
 	}
-	defer e.wmu.Unlock()
-	if e.cur.Load() == nil {
-		return nil
-	}
-	return s.checkpointEntry(e)
+	return nil
 }

@@ -19,8 +19,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/bloomkit/bloomkit/mmapstore"
 	"github.com/bloomkit/bloomkit/filterfile"
+	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
 // served is a real `serve` process (this test binary as the child, see

@@ -186,15 +186,17 @@ func openWAL(path string, v mmapstore.Variant, w walOpen) (_ *handle, err error)
 	}
 	start := time.Now()
 	var replayed uint64
-	if err := lg.Replay(func(ds []bloomkit.Digest) error {
-		for _, d := range ds {
-			adder.AddDigest(d)
-		}
+	add, done := replayer(f)
+	err = lg.Replay(func(ds []bloomkit.Digest) error {
+		add(ds)
 		replayed += uint64(len(ds))
 		return nil
-	}); err != nil {
+	})
+	done()
+	if err != nil {
 		return nil, fmt.Errorf("replaying the write-ahead log %s: %w", lp, err)
 	}
+	_ = adder
 	if w.e != nil && !handed {
 		w.e.ck.replayed.Store(replayed)
 		w.e.ck.replayNanos.Store(int64(time.Since(start)))
@@ -302,6 +304,7 @@ type ckState struct {
 	unckpt                   atomic.Uint64
 	replayed                 atomic.Uint64
 	replayNanos              atomic.Int64
+	running                  atomic.Bool // a checkpoint is under way
 	// droppedAtCkpt is the journal's dropped count at the last checkpoint
 	// (under e.wmu): adds dropped since are in the log.
 	droppedAtCkpt uint64
@@ -348,7 +351,8 @@ func (s *Server) checkpointEntry(e *entry) error {
 	case h.wal == nil:
 		err = h.f.Sync()
 	case h.wal.log.Load().Count() == 0 && e.ck.since.Load() == 0:
-		// The snapshot holds every add.
+		ls.Release()
+		return nil // the snapshot holds every add
 	default:
 		err = s.writeSnapshot(e, h)
 	}
@@ -357,6 +361,7 @@ func (s *Server) checkpointEntry(e *entry) error {
 		s.stats.syncErrs.Add(1)
 		return fmt.Errorf("checkpoint of %s: %w", e.name, err)
 	}
+	s.store.checkpoints.Add(1)
 	now := time.Now().UnixNano()
 	e.ck.droppedAtCkpt = e.journal.dropped
 	e.ck.lastCheckpoint.Store(now)
@@ -433,7 +438,6 @@ func (s *Server) writeSnapshot(e *entry, h *handle) (err error) {
 		// a restart adds nothing new.
 		s.log.Warn("checkpoint written; the log could not be reset (its digests are replayed again at the next start, adding nothing)", "key", e.name, "err", err)
 	}
-	s.store.checkpoints.Add(1)
 	return nil
 }
 
