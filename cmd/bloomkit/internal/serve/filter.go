@@ -371,3 +371,25 @@ func replayer(f bloomkit.Filter) (add func([]bloomkit.Digest), done func()) {
 		}
 	}, func() {}
 }
+
+// growCheck is the check a scalable filter the server writes makes before
+// each growth: -max-dir-bytes holds for growth as for creation. A refused
+// growth is retried by the next add that needs it (space may be freed).
+// Two filters growing at once may both pass: the folder can exceed the
+// limit by one stage.
+func (s *Server) growCheck() []scalable.Option {
+	if s.cfg.MaxDirBytes == 0 {
+		return nil
+	}
+	return []scalable.Option{scalable.WithGrowCheck(func(stage uint64) error {
+		used, err := dirBytes(s.cfg.Dir)
+		if err != nil {
+			return err
+		}
+		if used+stage > s.cfg.MaxDirBytes {
+			return fmt.Errorf("a new stage of %d bytes would take the folder to %d bytes, over the limit of %d (-max-dir-bytes)",
+				stage, used+stage, s.cfg.MaxDirBytes)
+		}
+		return nil
+	})}
+}
