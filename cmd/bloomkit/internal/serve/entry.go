@@ -363,6 +363,9 @@ func (s *Server) adopt(e *entry, id fileID) error {
 		if w := ls.Value().wal; w != nil && w.carried {
 			lost = e.ck.droppedAtCkpt
 		}
+		if ls.Value().carriedHistory {
+			lost = 0
+		}
 		ls.Release()
 	}
 	switch {

@@ -51,6 +51,9 @@ type handle struct {
 	// its own (a growth, a checkpoint), not a publish.
 	hist   historyFilter
 	histID uint64
+	// carriedHistory is set when the whole history of the growing filter
+	// it replaced was added to it: no acknowledged add is lost.
+	carriedHistory bool
 	// fol marks the file of a writable handle as followed through
 	// replaces (see entry.follow); nil for a read-only one.
 	fol *mmapstore.Follower

@@ -512,6 +512,7 @@ func (s *Server) addHistory(e *entry, h *handle, aside string) error {
 	if err != nil {
 		return fmt.Errorf("adding the history of the replaced growing filter: %w", err)
 	}
+	h.carriedHistory = true
 	s.log.Info("history of the replaced growing filter added to the file published over the key", "key", e.name, "digests", n)
 	return nil
 }
