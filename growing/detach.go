@@ -13,3 +13,20 @@ func (f *Filter) Detach() {
 	}
 	f.path = ""
 }
+
+// Flush hands the history's buffered digests to the operating system:
+// they then survive the process (kill -9), not a machine crash (Sync
+// waits for the disk). For a server that acknowledges each command's adds
+// once they are written. After Close it returns ErrClosed; it does nothing
+// for a read-only or in-memory filter.
+func (f *Filter) Flush() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return ErrClosed
+	}
+	if f.readOnly || f.log == nil {
+		return nil
+	}
+	return f.log.Flush()
+}

@@ -69,6 +69,8 @@ type historyFilter interface {
 	// Detach leaves the path to the file published there (see
 	// growing.Filter.Detach).
 	Detach()
+	// Flush hands the history's buffered digests to the kernel.
+	Flush() error
 }
 
 // Close closes the filter: a writable scalable file is sealed (checksum),

@@ -230,7 +230,8 @@ func removeStaleCheckpoints(path string) {
 // commit makes the adds of the command just run durable as the fsync mode
 // says, before its reply: the digests go to the log as one record, handed
 // to the operating system (they survive the process), and fsynced with
-// -fsync always. A growing or scalable filter is synced with -fsync
+// -fsync always. A growing filter's history is flushed the same way (and
+// synced with -fsync always); a scalable file is synced with -fsync
 // always.
 func (h *handle) commit(always bool) error {
 	if w := h.wal; w != nil {
@@ -250,6 +251,9 @@ func (h *handle) commit(always bool) error {
 	}
 	if always && h.writable {
 		return h.f.Sync()
+	}
+	if h.hist != nil {
+		return h.hist.Flush()
 	}
 	return nil
 }

@@ -157,6 +157,25 @@ func TestKillDuringMAddsWAL(t *testing.T) {
 	}
 }
 
+// TestKillDuringMAddsGrowing: the same on a key nobody reserved (a
+// growing filter, growing all along): its history log is its
+// write-ahead log, flushed before each reply, so a kill loses no
+// acknowledged item.
+func TestKillDuringMAddsGrowing(t *testing.T) {
+	n := 300_000
+	if long() {
+		n = 3_000_000
+	}
+	dir := t.TempDir()
+	cfg := map[string]any{"CheckpointBytes": 1 << 30}
+	p := startServed(t, dir, cfg)
+	acked := addFullSpeed(t, p, "g", 2, n)
+	p = startServed(t, dir, cfg)
+	requireAllPresent(t, p, "g", acked, "growing key after kill -9 and restart")
+	c := p.client(t, 1)
+	require.Contains(t, infoFilters(c), "variant=growing")
+}
+
 // TestTornLogTail (issue 32): kill -9 during adds, then the log's last
 // record is torn (the file cut by 3 bytes, as a crash mid-write leaves
 // it). The restart drops the torn record with a log line and loses
