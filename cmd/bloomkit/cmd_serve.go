@@ -41,12 +41,17 @@ func serveCommand(fs *flag.FlagSet, std stdio) func(args []string) error {
 	fs.StringVar(&cfg.FixedVariant, "fixed-variant", cfg.FixedVariant, "variant of NONSCALING filters: partitioned, standard or counting")
 	fs.Uint64Var(&cfg.DefaultCap, "default-capacity", cfg.DefaultCap, "capacity of a filter created by BF.ADD/BF.MADD (RedisBloom: 100)")
 	fs.Float64Var(&cfg.DefaultRate, "default-error-rate", cfg.DefaultRate, "error rate of a filter created by BF.ADD/BF.MADD (RedisBloom: 0.01)")
+	fs.StringVar(&cfg.Fsync, "fsync", "everysec", "when written filters' logs reach the disk: everysec (every -fsync-interval; a machine crash loses at most that) or always (before each write's reply)")
+	ckptBytes := sizeFlag{}
+	fs.Var(&ckptBytes, "checkpoint-bytes", "checkpoint a written filter (rewrite its file, reset its log) when its log passes this (default: the filter's size)")
+	fs.DurationVar(&cfg.CheckpointInterval, "checkpoint-interval", serve.DefaultCheckpointInterval, "checkpoint a written filter when its oldest add not in its file is this old")
 	fs.IntVar(&cfg.MaxOpenKeys, "max-open-keys", serve.DefaultMaxOpenKeys, "keys open at once (a descriptor and a mapping each); the least recently used beyond are closed (sealed if written) and reopened on next use; at most half of ulimit -n")
 	return func(args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("unexpected arguments %q: serve takes flags only", args)
 		}
 		cfg.MaxFilterBytes, cfg.MaxDirBytes, cfg.JournalBytes = maxFilter.bytes, maxDir.bytes, journal.bytes
+		cfg.CheckpointBytes = ckptBytes.bytes
 		cfg.Logger = slog.New(slog.NewTextHandler(std.err, nil))
 		if *passFile != "" {
 			if err := checkPassFile(*passFile, cfg.Logger); err != nil {

@@ -17,7 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/bloomkit/bloomkit/scalable"
+	"github.com/bloomkit/bloomkit/filterfile"
 )
 
 // serveIn runs serveCommand in this process with args and returns its error
@@ -126,7 +126,7 @@ func TestServeBinary(t *testing.T) {
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, cmd.Wait(), "stderr: %s", stderr.String())
-	f, err := scalable.OpenReadOnly(filepath.Join(dir, "k.bloom"))
+	f, err := filterfile.OpenReadOnly(filepath.Join(dir, "k.bloom")) // growing: the default of an unreserved key
 	require.NoError(t, err)
 	defer f.Close()
 	require.NoError(t, f.Verify())

@@ -163,10 +163,10 @@ func cmdInfoBF(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 			case "items":
 				c.WriteUint64(h.f.Added())
 			case "expansion":
-				if h.sc == nil {
+				if h.expansion == nil {
 					c.WriteNull()
 				} else {
-					c.WriteInt64(int64(h.sc.Growth()))
+					c.WriteInt64(h.expansion())
 				}
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tidwall/redcon"
 )
@@ -138,10 +139,30 @@ func (s *Server) insert(c redcon.Conn, key []byte, items [][]byte, sp spec, crea
 		if err != nil {
 			s.logRefusal(slog.LevelError, "add refused", "key", e.name, "err", err)
 			failed = errInsert + ": " + err.Error()
+			if errGrowthLimit(err) {
+				failed += " (the bound is -max-filter-bytes, or the room -max-dir-bytes leaves in the folder)"
+			}
 			break
 		}
 		e.journal.add(k, s.cfg.JournalBytes)
 		res = append(res, isNew)
+	}
+	// The adds are durable as -fsync says before the reply (wal.go): an
+	// add whose log write failed is not acknowledged.
+	began := time.Now().UnixNano()
+	if err := h.commit(s.fsyncAlways()); err != nil {
+		s.logRefusal(slog.LevelError, "write-ahead log write failed", "key", e.name, "err", err)
+		e.dirty.Store(true)
+		c.WriteError(errInsert + ": the adds could not be written to the log: " + err.Error())
+		return
+	}
+	if s.fsyncAlways() {
+		e.ck.lastSync.Store(began)
+		s.store.lastSync.Store(began)
+	}
+	if len(res) > 0 {
+		e.ck.since.CompareAndSwap(0, time.Now().UnixNano())
+		e.ck.unckpt.Add(uint64(len(res)))
 	}
 	e.dirty.Store(true)
 	if multi {

@@ -143,8 +143,8 @@ BF.INFO e expansion
 BF.INFO e capacity
 BF.ADD auto k
 BF.INSERT g CAPACITY 2 ITEMS alpha beta gamma delta epsilon
-BF.INFO g capacity
-BF.INFO g filters
+BF.INFO g capacity #differs
+BF.INFO g filters #differs
 BF.INFO g items
 BF.CARD g
 BF.MADD f2 a

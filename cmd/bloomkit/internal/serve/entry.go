@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,6 +40,7 @@ type entry struct {
 	journal  journal    // under wmu
 
 	hits, misses, swaps atomic.Uint64
+	ck                  ckState // its log's figures (wal.go)
 }
 
 // fileID identifies one file (not one path): device and inode on Unix.
@@ -142,7 +145,7 @@ func (s *Server) openWriter(e *entry) error {
 	if wasKept && !id.same(kept.ident) {
 		replay = kept.j.keys
 	}
-	l, replayed, err := s.openFollowed(e, id, replay)
+	l, replayed, err := s.openFollowed(e, id, replay, !s.store.atStart.Load())
 	if err != nil {
 		return err
 	}
@@ -168,7 +171,7 @@ func (s *Server) openWriter(e *entry) error {
 // writing, adds the keys of replay to it, marks it followed and returns it
 // served by a new Live, with the count of keys replayed. A publisher still
 // holding its lock just after its rename is waited for a moment.
-func (s *Server) openFollowed(e *entry, id fileID, replay [][]byte) (*live, int, error) {
+func (s *Server) openFollowed(e *entry, id fileID, replay [][]byte, verify bool) (*live, int, error) {
 	var l *live
 	var err error
 	replayed := 0
@@ -176,9 +179,32 @@ func (s *Server) openFollowed(e *entry, id fileID, replay [][]byte) (*live, int,
 	if id.same(e.locked) {
 		tries = 0 // found locked before: another writer, not a publisher's last moment
 	}
+	// The log of the handle served now is handed over to the new one (a
+	// checkpoint, a publish over the key): its digests are acknowledged
+	// adds the new file lacks.
+	var from *wal
+	var hist *handle
+	if ls, ok := e.acquire(); ok {
+		from = ls.Value().wal
+		if ls.Value().hist != nil {
+			hist = ls.Value()
+		}
+		ls.Release()
+	}
+	var aside string
+	if hist != nil {
+		// A growing filter's file was replaced: its history log moves
+		// aside (its name is the new file's log) and is added to the
+		// new file below; the filter no longer writes at the path.
+		hist.hist.Detach()
+		aside = filepath.Join(filepath.Dir(e.path), "."+filepath.Base(logPath(e.path))+".replaced")
+		if err := os.Rename(logPath(e.path), aside); err != nil {
+			return nil, 0, fmt.Errorf("moving the history of the replaced growing filter aside: %w", err)
+		}
+	}
 	for try := 0; ; try++ {
 		l, err = mmapstore.NewLive(e.path, func(p string) (*handle, error) {
-			h, err := openHandle(p, true, s.cfg.MaxFilterBytes, s.growCheck()...)
+			h, err := openHandle(p, true, s.maxGrowBytes(e.path), walOpen{s: s, e: e, from: from, verify: verify}, s.growCheck()...)
 			if err != nil {
 				return nil, err
 			}
@@ -187,6 +213,12 @@ func (s *Server) openFollowed(e *entry, id fileID, replay [][]byte) (*live, int,
 				return nil, err
 			}
 			replayed = 0
+			if aside != "" {
+				if err := s.addHistory(e, h, aside); err != nil {
+					h.Close()
+					return nil, err
+				}
+			}
 			for _, k := range replay {
 				if _, err := h.add(k); err != nil {
 					h.Close()
@@ -194,12 +226,23 @@ func (s *Server) openFollowed(e *entry, id fileID, replay [][]byte) (*live, int,
 				}
 				replayed++
 			}
+			if err := h.commit(true); err != nil {
+				h.Close()
+				return nil, fmt.Errorf("logging replayed adds: %w", err)
+			}
 			return h, nil
 		}, mmapstore.TrustFirstFile())
 		if !errors.Is(err, mmapstore.ErrLocked) || try >= tries {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	if aside != "" {
+		if err == nil {
+			os.Remove(aside)
+		} else {
+			os.Rename(aside, logPath(e.path)) // the filter goes on with it
+		}
 	}
 	if errors.Is(err, mmapstore.ErrLocked) {
 		if !id.same(e.locked) {
@@ -239,7 +282,7 @@ func (s *Server) follow(e *entry) error {
 		return errDropped
 	case err != nil:
 		return nil // a stat that fails is no evidence of a replace
-	case id.same(e.ident):
+	case id.same(e.ident) || s.ownSnapshot(e, id):
 		s.markFollowed(e)
 		return nil
 	}
@@ -295,7 +338,7 @@ func (s *Server) adopt(e *entry, id fileID) error {
 	case !takesAdds(hdr.Variant):
 		l, err = s.openStatic(e)
 	default:
-		l, replayed, err = s.openFollowed(e, id, e.journal.keys)
+		l, replayed, err = s.openFollowed(e, id, e.journal.keys, true)
 	}
 	if err != nil {
 		if errors.Is(err, errOtherWriter) {
@@ -308,13 +351,26 @@ func (s *Server) adopt(e *entry, id fileID) error {
 		return e.rej.err
 	}
 	writable := takesAdds(hdr.Variant)
+	// Adds past the journal's limit are the latest: the write-ahead log,
+	// replayed into the new file when their hashing matches, holds those
+	// since the last checkpoint.
+	lost := e.journal.dropped
+	if ls, ok := tryAcquire(l); ok {
+		if w := ls.Value().wal; w != nil && w.carried {
+			lost = e.ck.droppedAtCkpt
+		}
+		if ls.Value().carriedHistory {
+			lost = 0
+		}
+		ls.Release()
+	}
 	switch {
 	case !writable:
 		s.log.Warn("fuse (static) file published over a written key: served read-only, adds are refused; every acknowledged add is in it (checked)",
 			"key", e.name, "acknowledged_adds", e.journal.len())
-	case e.journal.dropped > 0:
+	case lost > 0:
 		s.log.Error("file replaced by a publish while open for writing; acknowledged adds past the journal limit are LOST",
-			"key", e.name, "replayed", replayed, "lost", e.journal.dropped)
+			"key", e.name, "replayed", replayed, "lost", lost)
 	default:
 		s.log.Warn("file replaced by a publish while open for writing; acknowledged adds replayed into the new file",
 			"key", e.name, "replayed", replayed)
@@ -332,7 +388,7 @@ func (s *Server) adopt(e *entry, id fileID) error {
 // if it holds every key of the journal: else those adds would be lost, and
 // the file is refused.
 func (s *Server) openStatic(e *entry) (*live, error) {
-	l, err := mmapstore.NewLive(e.path, func(p string) (*handle, error) { return openHandle(p, false, 0) })
+	l, err := mmapstore.NewLive(e.path, func(p string) (*handle, error) { return openHandle(p, false, 0, walOpen{}) })
 	if err != nil {
 		return nil, err
 	}
@@ -418,22 +474,60 @@ func (r *rejection) drop() {
 	}
 }
 
-// syncEntry makes the adds to a written filter durable.
+// syncEntry makes every add acknowledged on a written key durable: its
+// write-ahead log is fsynced (a scalable file msynced). It then
+// checkpoints the key when its log passed the size or age that asks for it
+// (at once when the server stops: the caller holds e.wmu then; otherwise
+// when no write holds the key).
 func (s *Server) syncEntry(e *entry) error {
-	if !e.writable.Load() || !e.dirty.Swap(false) {
+	if !e.writable.Load() {
 		return nil
 	}
 	ls, ok := e.acquire()
 	if !ok {
 		return nil
 	}
-	defer ls.Release()
-	if err := ls.Value().f.Sync(); err != nil && !errors.Is(err, mmapstore.ErrReplaced) {
-		// (A replaced file: its writes are durable in it, and follow
-		// carries the journal over to the file at the path.)
-		e.dirty.Store(true)
-		return err
+	h := ls.Value()
+	if e.dirty.Swap(false) {
+		began := time.Now().UnixNano() // what was acknowledged before is durable after
+		if err := h.sync(); errors.Is(err, errHandedOver) {
+			e.dirty.Store(true) // the new handle is synced next time
+			ls.Release()
+			return nil
+		} else if err != nil && !errors.Is(err, mmapstore.ErrReplaced) {
+			// (A replaced file: its writes are durable in it, and follow
+			// carries the journal over to the file at the path.)
+			e.dirty.Store(true)
+			ls.Release()
+			return err
+		}
+		e.ck.lastSync.Store(began)
+		s.store.lastSync.Store(began)
+		s.stats.syncs.Add(1)
 	}
-	s.stats.syncs.Add(1)
+	stopping := s.running.Load()&stopBit != 0
+	due := stopping && h.wal != nil || s.checkpointDue(e, h)
+	ls.Release()
+	if !due {
+		return nil
+	}
+	if stopping {
+		return s.checkpointEntry(e)
+	}
+	// In its own goroutine: it waits for the key's writes (which may hold
+	// it all the time) without holding up the other keys' fsyncs.
+	if e.ck.running.CompareAndSwap(false, true) {
+		go func() {
+			defer e.ck.running.Store(false)
+			e.wmu.Lock()
+			defer e.wmu.Unlock()
+			if e.cur.Load() == nil || s.running.Load()&stopBit != 0 {
+				return // dropped, or the stop checkpoints it
+			}
+			if err := s.checkpointEntry(e); err != nil {
+				s.logRefusal(slog.LevelError, "checkpoint failed; the log keeps the adds", "key", e.name, "err", err)
+			}
+		}()
+	}
 	return nil
 }

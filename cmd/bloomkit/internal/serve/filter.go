@@ -3,40 +3,57 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"math"
+	"path/filepath"
+	"runtime"
+	"sync"
 
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/counting"
-	"github.com/bloomkit/bloomkit/fuse"
+	"github.com/bloomkit/bloomkit/filterfile"
+	_ "github.com/bloomkit/bloomkit/fuse" // registers its files with filterfile
+	"github.com/bloomkit/bloomkit/growing"
 	"github.com/bloomkit/bloomkit/mmapstore"
 	"github.com/bloomkit/bloomkit/partitioned"
 	"github.com/bloomkit/bloomkit/scalable"
 	"github.com/bloomkit/bloomkit/standard"
 )
 
-// filter is what the server needs of every variant's public API.
-type filter interface {
-	Add(key []byte) bool
-	Contains(key []byte) bool
-	Added() uint64
-	Capacity() uint64
-	Bytes() uint64
-	TargetFPR() float64
-	Sync() error
-	Close() error
-	Verify() error
-}
+// filter.go is the only file of the server that names variant packages:
+// everything else sees a filter through the root face (bloomkit.Filter and
+// its optional interfaces) and the handle below.
 
 // handle is one opened filter file as mmapstore.Live serves it: the filter
 // and what the commands need to know about its variant.
 type handle struct {
-	f        filter
+	f        bloomkit.Filter
 	variant  mmapstore.Variant
 	writable bool
-	// many is the batch lookup (partitioned's ContainsMany), nil elsewhere.
+	// adder takes adds (nil for a static variant); try is set for a
+	// filter that grows and may refuse an add (scalable, growing).
+	adder bloomkit.Adder
+	try   bloomkit.TryAdder
+	// many is the batch lookup where the variant has one, nil elsewhere.
 	many func(keys [][]byte, found []bool) []bool
-	// sc is set for scalable filters: stages, growth, TryAdd.
-	sc *scalable.Filter
 	// static is set for a variant that takes no adds (fuse: built once).
 	static bool
+	// stagesOf and expansion describe a growing or scalable filter for
+	// BF.INFO; nil for a fixed one.
+	stagesOf  func() int
+	expansion func() int64
+	// wal is the write-ahead log of a fixed filter open for writing: the
+	// filter is a copy-on-write map of the sealed snapshot, its adds go to
+	// the log (wal.go).
+	wal *wal
+	// hist is a growing filter open for writing: its history log is its
+	// write-ahead log, Checkpoint writes a snapshot. histID is its
+	// snapshot's history id: a snapshot at the path with the same id is
+	// its own (a growth, a checkpoint), not a publish.
+	hist   historyFilter
+	histID uint64
+	// carriedHistory is set when the whole history of the growing filter
+	// it replaced was added to it: no acknowledged add is lost.
+	carriedHistory bool
 	// fol marks the file of a writable handle as followed through
 	// replaces (see entry.follow); nil for a read-only one.
 	fol *mmapstore.Follower
@@ -44,10 +61,24 @@ type handle struct {
 	onClose func()
 }
 
-// Close closes the filter; for a writable one it seals the file (checksum)
-// and removes the follow mark.
+// historyFilter is a filter whose durability is its own history log
+// beside a snapshot (growing).
+type historyFilter interface {
+	Checkpoint() error
+	LogBytes() uint64
+	// Detach leaves the path to the file published there (see
+	// growing.Filter.Detach).
+	Detach()
+	// Flush hands the history's buffered digests to the kernel.
+	Flush() error
+}
+
+// Close closes the filter: a writable scalable file is sealed (checksum),
+// a growing one checkpointed; a write-ahead-logged one only unmaps its
+// snapshot and closes its log (the checkpoint is the server's: see
+// checkpointEntry). The follow mark is removed.
 func (h *handle) Close() error {
-	err := errors.Join(h.f.Close(), h.fol.Close())
+	err := errors.Join(h.f.Close(), h.wal.close(), h.fol.Close())
 	if h.onClose != nil {
 		h.onClose()
 	}
@@ -61,102 +92,131 @@ func (h *handle) ReadOnly() bool { return !h.writable }
 // Verify lets mmapstore.Live check a published file before serving it.
 func (h *handle) Verify() error { return h.f.Verify() }
 
-// add adds key; a scalable filter that may not grow returns why.
+// add adds key; a filter that may not grow returns why. A write-ahead
+// logged filter keeps the digest for the command's log record (commit).
 func (h *handle) add(key []byte) (bool, error) {
-	if h.static {
+	switch {
+	case h.static || h.adder == nil:
 		return false, errStatic
+	case h.wal != nil:
+		d := h.f.Hash(key)
+		h.wal.pending = append(h.wal.pending, d)
+		return h.adder.AddDigest(d), nil
+	case h.try != nil:
+		return h.try.TryAdd(key)
 	}
-	if h.sc != nil {
-		return h.sc.TryAdd(key)
-	}
-	return h.f.Add(key), nil
+	return h.adder.Add(key), nil
 }
 
 // scaling reports whether the filter grows past its capacity.
-func (h *handle) scaling() bool { return h.sc != nil }
+func (h *handle) scaling() bool { return h.try != nil }
 
 // stages is the number of sub-filters (BF.INFO FILTERS).
 func (h *handle) stages() int {
-	if h.sc != nil {
-		return h.sc.NumStages()
+	if h.stagesOf != nil {
+		return h.stagesOf()
 	}
 	return 1
 }
 
-func wrap(f filter, v mmapstore.Variant, writable bool) *handle {
+func wrap(f bloomkit.Filter, v mmapstore.Variant, writable bool) *handle {
 	h := &handle{f: f, variant: v, writable: writable}
-	switch x := f.(type) {
-	case *partitioned.Filter:
-		h.many = x.ContainsMany
-	case *scalable.Filter:
-		h.sc = x
-	case fuseFilter:
-		h.many, h.static = x.ContainsMany, true
+	if a, ok := f.(bloomkit.Adder); ok && writable {
+		h.adder = a
 	}
+	if t, ok := f.(bloomkit.TryAdder); ok {
+		h.try = t
+	}
+	if b, ok := f.(bloomkit.BatchContainer); ok {
+		h.many = b.ContainsMany
+	}
+	switch x := f.(type) {
+	case *scalable.Filter:
+		h.stagesOf = x.NumStages
+		h.expansion = func() int64 { return int64(x.Growth()) }
+	case *growing.Filter:
+		// One table at any growth: BF.INFO's Number of filters is 1.
+		h.expansion = func() int64 { return int64(min(x.Expansion(), math.MaxInt64)) }
+		if writable {
+			h.hist = x
+			if hdr, err := mmapstore.ReadHeader(x.Path()); err == nil {
+				h.histID = hdr.HistoryID
+			}
+		}
+	}
+	h.static = !takesAdds(v)
 	return h
 }
 
 // errStatic: an add to a filter of a variant that takes none (fuse).
 var errStatic = errors.New("static filter: it takes no adds")
 
-// fuseFilter is a fuse filter behind the server's face: static, served
-// read-only. Its capacity and item count (fuse's own) are the keys it was
-// built from.
-type fuseFilter struct{ *fuse.Filter }
-
-// Add is never called: handle.add refuses a static filter first.
-func (f fuseFilter) Add([]byte) bool { panic("serve: Add on a static (fuse) filter") }
-
 // takesAdds reports whether files of variant v can be opened for writing.
 func takesAdds(v mmapstore.Variant) bool { return v != mmapstore.Fuse }
 
+// logged reports whether files of variant v are written through a
+// write-ahead log of digests beside a sealed snapshot (wal.go): the fixed
+// variants. A growing filter has its own history log; a scalable one is
+// written in place and synced (msync), as files people have expect.
+func logged(v mmapstore.Variant) bool {
+	return v == mmapstore.Partitioned || v == mmapstore.Standard || v == mmapstore.Counting
+}
+
+// openPrivate maps the fixed filter file at path copy-on-write: the
+// snapshot of a write-ahead-logged filter.
+func openPrivate(path string, v mmapstore.Variant) (bloomkit.Filter, error) {
+	switch v {
+	case mmapstore.Partitioned:
+		return partitioned.OpenPrivate(path)
+	case mmapstore.Standard:
+		return standard.OpenPrivate(path)
+	case mmapstore.Counting:
+		return counting.OpenPrivate(path)
+	}
+	return nil, fmt.Errorf("%s: %s filters are not written through a log", path, v)
+}
+
 // openHandle opens the filter file at path whatever its variant, read-only
-// or for writing (one writer process per file: mmapstore.ErrLocked).
-// maxBytes caps the growth of a scalable filter opened for writing; extra
-// are more options for it (the server's growth check).
-func openHandle(path string, writable bool, maxBytes uint64, extra ...scalable.Option) (*handle, error) {
+// or for writing (one writer process per file: mmapstore.ErrLocked). A
+// fixed filter opened for writing is a snapshot and its write-ahead log
+// (openWAL; w says how). maxBytes caps the growth of a scalable or growing
+// filter opened for writing; grow is the server's growth check (scalable).
+func openHandle(path string, writable bool, maxBytes uint64, w walOpen, grow ...scalable.Option) (*handle, error) {
 	hdr, err := mmapstore.ReadHeader(path)
 	if err != nil {
 		return nil, err
 	}
-	var f filter
-	switch hdr.Variant {
-	case mmapstore.Standard:
-		f, err = pick(writable, path, standard.Open, standard.OpenReadOnly)
-	case mmapstore.Partitioned:
-		f, err = pick(writable, path, partitioned.Open, partitioned.OpenReadOnly)
-	case mmapstore.Counting:
-		f, err = pick(writable, path, counting.Open, counting.OpenReadOnly)
-	case mmapstore.Scalable:
-		open := func(p string) (*scalable.Filter, error) {
-			if maxBytes > 0 {
-				extra = append(extra, scalable.WithMaxBytes(maxBytes))
-			}
-			return scalable.Open(p, extra...)
+	if !writable {
+		// Through a symlink: a growing filter's history is beside the
+		// link's target.
+		f, err := filterfile.OpenReadOnly(resolved(path))
+		if err != nil {
+			return nil, err
 		}
-		f, err = pick(writable, path, open, scalable.OpenReadOnly)
-	case mmapstore.Fuse:
-		if writable {
-			return nil, fmt.Errorf("%s: %w", path, errStatic)
+		return wrap(f, hdr.Variant, false), nil
+	}
+	var f bloomkit.Filter
+	switch {
+	case !takesAdds(hdr.Variant):
+		return nil, fmt.Errorf("%s: %w", path, errStatic)
+	case logged(hdr.Variant):
+		return openWAL(path, hdr.Variant, w)
+	case hdr.Variant == mmapstore.Scalable:
+		opts := grow
+		if maxBytes > 0 {
+			opts = append(opts, scalable.WithMaxBytes(maxBytes))
 		}
-		var ff *fuse.Filter
-		if ff, err = fuse.OpenReadOnly(path); err == nil {
-			f = fuseFilter{ff}
-		}
+		f, err = scalable.Open(path, opts...)
+	case hdr.Variant == mmapstore.Growing:
+		// Through a symlink, the history is beside the link's target.
+		f, err = growing.Open(resolved(path), growing.WithMaxBytes(maxBytes))
 	default:
-		return nil, fmt.Errorf("%s: %s filters are not supported by this server", path, hdr.Variant)
+		f, err = filterfile.Open(path)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return wrap(f, hdr.Variant, writable), nil
-}
-
-func pick[F filter](writable bool, path string, open, openRO func(string) (F, error)) (filter, error) {
-	if writable {
-		return open(path)
-	}
-	return openRO(path)
+	return wrap(f, hdr.Variant, true), nil
 }
 
 // spec is what BF.RESERVE and the auto-create of BF.ADD/BF.INSERT ask for.
@@ -167,22 +227,21 @@ type spec struct {
 	scaling   bool
 }
 
-// createHandle makes the new filter file at path (which must not exist):
-// a scalable filter for a scaling spec, else the fixed variant the server
-// was configured with (partitioned unless -fixed-variant says otherwise).
-func createHandle(path string, s spec, fixed mmapstore.Variant, maxBytes uint64, extra ...scalable.Option) (*handle, error) {
+// createFile makes the new filter file at path (which must not exist): a
+// growing filter for a scaling spec, opened for writing and returned;
+// else the sealed, empty snapshot of the fixed variant the server was
+// configured with (partitioned unless -fixed-variant says otherwise), to
+// be opened with its write-ahead log (nil handle).
+func createFile(path string, s spec, fixed mmapstore.Variant, maxBytes uint64) (*handle, mmapstore.Variant, error) {
 	if s.scaling {
-		opts := append([]scalable.Option{scalable.WithGrowth(float64(s.expansion))}, extra...)
-		if maxBytes > 0 {
-			opts = append(opts, scalable.WithMaxBytes(maxBytes))
-		}
-		f, err := scalable.Create(path, s.capacity, s.errorRate, opts...)
+		f, err := growing.Create(path, s.capacity, s.errorRate,
+			growing.WithExpansion(s.expansion), growing.WithMaxBytes(maxBytes))
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		return wrap(f, mmapstore.Scalable, true), nil
+		return wrap(f, mmapstore.Growing, true), mmapstore.Growing, nil
 	}
-	var f filter
+	var f bloomkit.Filter
 	var err error
 	switch fixed {
 	case mmapstore.Standard:
@@ -194,9 +253,9 @@ func createHandle(path string, s spec, fixed mmapstore.Variant, maxBytes uint64,
 		f, err = partitioned.Create(path, s.capacity, s.errorRate)
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return wrap(f, fixed, true), nil
+	return nil, fixed, f.Close() // sealed: the snapshot
 }
 
 // estimateBytes is the file size a new filter of spec s starts with, from
@@ -208,8 +267,8 @@ func estimateBytes(s spec, fixed mmapstore.Variant) (uint64, error) {
 	cell := uint64(1)
 	switch {
 	case s.scaling:
-		// The first stage is a blocked filter at rate p(1-r), r = 0.85.
-		m, _, err = partitioned.Params(s.capacity, s.errorRate*(1-0.85))
+		// A growing filter's first table is a blocked filter at rate p.
+		m, _, err = partitioned.Params(s.capacity, s.errorRate)
 	case fixed == mmapstore.Standard:
 		m, _, err = standard.Params(s.capacity, s.errorRate)
 	case fixed == mmapstore.Counting:
@@ -238,4 +297,104 @@ func variantByName(name string) (mmapstore.Variant, error) {
 		return mmapstore.Counting, nil
 	}
 	return 0, fmt.Errorf("-fixed-variant %q: want partitioned, standard or counting", name)
+}
+
+// logPath is the write-ahead log of the filter file at path: the one
+// naming scheme of every logged file (growing's history included). The
+// log is beside the file: beside a symlink's target.
+func logPath(path string) string { return growing.HistoryPath(resolved(path)) }
+
+// resolved is path with its symlinks resolved (path itself when that
+// fails: the file is missing).
+func resolved(path string) string {
+	if t, err := filepath.EvalSymlinks(path); err == nil {
+		return t
+	}
+	return path
+}
+
+// errGrowthLimit reports whether err is a growth refused for a size
+// limit (growing.WithMaxBytes, scalable.WithMaxBytes).
+func errGrowthLimit(err error) bool {
+	return errors.Is(err, growing.ErrTooLarge)
+}
+
+// sealFile seals the filter file at path whose writer was killed before
+// it sealed it (the server's own writes before write-ahead logs, another
+// writer's): opened for writing (its lock taken: mmapstore.ErrLocked when
+// its writer still runs) and closed.
+func sealFile(path string) error {
+	f, err := filterfile.Open(path)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// replayer returns how to add a log's digests to f before it is served
+// (no reader or other writer yet): a fixed variant's Builder, plain
+// stores and batches with prefetch, then done to count them in.
+func replayer(f bloomkit.Filter) (add func([]bloomkit.Digest), done func()) {
+	switch x := f.(type) {
+	case *partitioned.Filter:
+		// Parts by block range, one goroutine each, over chunks of the log.
+		b := x.Builder()
+		parts := b.Parts(runtime.GOMAXPROCS(0))
+		var chunk []bloomkit.Digest
+		flush := func() {
+			var wg sync.WaitGroup
+			for _, p := range parts {
+				wg.Go(func() { p.AddDigests(chunk) })
+			}
+			wg.Wait()
+			chunk = chunk[:0]
+		}
+		return func(ds []bloomkit.Digest) {
+				chunk = append(chunk, ds...)
+				if len(chunk) >= 1<<16 {
+					flush()
+				}
+			}, func() {
+				flush()
+				b.Flush()
+			}
+	case *standard.Filter:
+		b := x.Builder()
+		return func(ds []bloomkit.Digest) { b.AddDigests(ds) }, b.Flush
+	case *counting.Filter:
+		b := x.Builder()
+		return func(ds []bloomkit.Digest) {
+			for _, d := range ds {
+				b.AddDigest(d)
+			}
+		}, b.Flush
+	}
+	a := f.(bloomkit.Adder)
+	return func(ds []bloomkit.Digest) {
+		for _, d := range ds {
+			a.AddDigest(d)
+		}
+	}, func() {}
+}
+
+// growCheck is the check a scalable filter the server writes makes before
+// each growth: -max-dir-bytes holds for growth as for creation. A refused
+// growth is retried by the next add that needs it (space may be freed).
+// Two filters growing at once may both pass: the folder can exceed the
+// limit by one stage.
+func (s *Server) growCheck() []scalable.Option {
+	if s.cfg.MaxDirBytes == 0 {
+		return nil
+	}
+	return []scalable.Option{scalable.WithGrowCheck(func(stage uint64) error {
+		used, err := dirBytes(s.cfg.Dir)
+		if err != nil {
+			return err
+		}
+		if used+stage > s.cfg.MaxDirBytes {
+			return fmt.Errorf("a new stage of %d bytes would take the folder to %d bytes, over the limit of %d (-max-dir-bytes)",
+				stage, used+stage, s.cfg.MaxDirBytes)
+		}
+		return nil
+	})}
 }

@@ -25,7 +25,7 @@ func cmdInfo(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 		f    func(*strings.Builder)
 	}{
 		{"server", s.infoServer}, {"clients", s.infoClients}, {"stats", s.infoStats},
-		{"keyspace", s.infoKeyspace}, {"filters", s.infoFilters},
+		{"keyspace", s.infoKeyspace}, {"persistence", s.infoPersistence}, {"filters", s.infoFilters},
 	} {
 		if all || want[sec.name] {
 			if b.Len() > 0 {
@@ -117,9 +117,12 @@ func (s *Server) infoFilters(b *strings.Builder) {
 		if h.writable {
 			mode = "write"
 		}
-		fmt.Fprintf(b, "filter:name=%s,variant=%s,mode=%s,bytes=%d,capacity=%d,items=%d,stages=%d,hits=%d,misses=%d,swaps=%d\r\n",
+		fmt.Fprintf(b, "filter:name=%s,variant=%s,mode=%s,bytes=%d,capacity=%d,items=%d,stages=%d,hits=%d,misses=%d,swaps=%d,"+
+			"log_bytes=%d,last_fsync_ms=%d,last_checkpoint_ms=%d,replayed=%d,replay_ms=%d\r\n",
 			infoSafe(n), h.variant, mode, h.f.Bytes(), h.f.Capacity(), h.f.Added(), h.stages(),
-			e.hits.Load(), e.misses.Load(), e.swaps.Load())
+			e.hits.Load(), e.misses.Load(), e.swaps.Load(),
+			h.logBytes(), unixMs(e.ck.lastSync.Load()), unixMs(e.ck.lastCheckpoint.Load()),
+			e.ck.replayed.Load(), time.Duration(e.ck.replayNanos.Load()).Milliseconds())
 		ls.Release()
 	}
 }
@@ -211,3 +214,29 @@ func commandIndex(name string) int {
 	}
 	return -1
 }
+
+// infoPersistence writes the figures of the write-ahead logs: the fsync
+// mode, the bytes of the logs of the keys open now, when the last fsync
+// began (every add acknowledged before it is durable) and the last
+// checkpoint ended (unix ms, 0: never), the checkpoints since start, and
+// the digests replayed at start and how long that took.
+func (s *Server) infoPersistence(b *strings.Builder) {
+	var logBytes uint64
+	s.each(func(e *entry) {
+		if ls, ok := e.acquire(); ok {
+			logBytes += ls.Value().logBytes()
+			ls.Release()
+		}
+	})
+	mode := s.cfg.Fsync
+	if mode == "" {
+		mode = "everysec"
+	}
+	fmt.Fprintf(b, "wal_fsync:%s\r\nwal_log_bytes:%d\r\nwal_last_fsync_unix_ms:%d\r\nwal_last_checkpoint_unix_ms:%d\r\nwal_checkpoints:%d\r\n",
+		mode, logBytes, unixMs(s.store.lastSync.Load()), unixMs(s.store.lastCheckpoint.Load()), s.store.checkpoints.Load())
+	fmt.Fprintf(b, "wal_replayed_digests_at_start:%d\r\nwal_replay_ms_at_start:%d\r\n",
+		s.store.replayed.Load(), time.Duration(s.store.replayNanos.Load()).Milliseconds())
+}
+
+// unixMs turns unix nanoseconds into milliseconds (0 stays 0: never).
+func unixMs(ns int64) int64 { return ns / int64(time.Millisecond) }

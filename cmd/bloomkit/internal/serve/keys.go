@@ -2,6 +2,7 @@ package serve
 
 import (
 	"container/list"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 )
@@ -173,6 +174,13 @@ func (s *Server) evictIdle() {
 // held). A written file is sealed by the close, which happens once the
 // lookups that hold it are done; until then a lookup of the key waits.
 func (s *Server) closeIdle(e *entry) {
+	if e.writable.Load() {
+		// The file on disk then holds every acknowledged add; if the
+		// checkpoint fails the log keeps them, replayed at the next open.
+		if err := s.checkpointEntry(e); err != nil {
+			s.logRefusal(slog.LevelError, "checkpoint of a key closed for -max-open-keys failed", "key", e.name, "err", err)
+		}
+	}
 	s.mu.Lock()
 	if v, ok := s.keys.m.Load(e.name); !ok || v.(*slot).e != e {
 		s.mu.Unlock()

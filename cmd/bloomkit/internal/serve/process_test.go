@@ -17,7 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/bloomkit/bloomkit/scalable"
+	"github.com/bloomkit/bloomkit/filterfile"
 )
 
 // TestMain lets the test binary run as a server process (a real second
@@ -101,7 +101,7 @@ func TestKillDuringAdds(t *testing.T) {
 	require.NoError(t, ch.cmd.Process.Signal(syscall.SIGKILL))
 	ch.cmd.Wait()
 
-	f, err := scalable.OpenReadOnly(filepath.Join(dir, "k.bloom"))
+	f, err := filterfile.OpenReadOnly(filepath.Join(dir, "k.bloom"))
 	require.NoError(t, err, "the file must open after kill -9")
 	for _, k := range acked[:syncedAt] {
 		require.True(t, f.Contains([]byte(k)), "acknowledged and synced %s lost", k)
@@ -141,7 +141,7 @@ func TestSigtermSyncs(t *testing.T) {
 	}
 	require.NoError(t, ch.cmd.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, ch.cmd.Wait())
-	f, err := scalable.OpenReadOnly(filepath.Join(dir, "k.bloom"))
+	f, err := filterfile.OpenReadOnly(filepath.Join(dir, "k.bloom"))
 	require.NoError(t, err)
 	defer f.Close()
 	require.NoError(t, f.Verify(), "the file is sealed after SIGTERM")

@@ -54,6 +54,8 @@ type Config struct {
 	// their next command. 0: DefaultMaxOpenKeys. At most half of
 	// RLIMIT_NOFILE in any case.
 	MaxOpenKeys int
+
+	WALConfig // durability of writes (wal.go)
 }
 
 // Defaults returns the configuration `bloomkit serve` starts from.
@@ -99,6 +101,7 @@ type Server struct {
 	errLimit rateLimit
 
 	stats   stats
+	store   storeStats // write-ahead logs and checkpoints (wal.go)
 	clients atomic.Int64
 	pending budget // unfinished commands the guards hold (-max-pending)
 
@@ -177,6 +180,9 @@ func (s *Server) fitClients(nofile uint64) {
 }
 
 func (c *Config) check() error {
+	if err := c.WALConfig.check(); err != nil {
+		return err
+	}
 	switch {
 	case c.FsyncInterval <= 0:
 		return fmt.Errorf("-fsync-interval %v: want a positive duration", c.FsyncInterval)

@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/bloomkit/bloomkit/mmapstore"
-	"github.com/bloomkit/bloomkit/scalable"
 )
 
 // Suffix is the file name suffix of a filter: key NAME is DIR/NAME.bloom.
@@ -65,8 +64,36 @@ func (s *Server) lookup(name []byte) (*entry, error) {
 	e, err := s.open(string(name))
 	if e != nil {
 		s.evictIdle()
+		s.replayOnOpen(e)
 	}
 	return e, err
+}
+
+// replayOnOpen opens e for writing when its file has a write-ahead log
+// with adds in it: the snapshot alone lacks them, and opening for writing
+// replays them (a checkpoint that failed when the key was closed, say).
+func (s *Server) replayOnOpen(e *entry) {
+	fi, err := os.Stat(logPath(e.path))
+	if err != nil || fi.Size() <= mmapstore.LogHeaderSize || e.writable.Load() {
+		return
+	}
+	ls, ok := e.acquire()
+	if !ok {
+		return
+	}
+	v := ls.Value().variant
+	ls.Release()
+	if !logged(v) {
+		return // a growing filter reads its history itself
+	}
+	e.wmu.Lock()
+	defer e.wmu.Unlock()
+	if e.cur.Load() == nil {
+		return
+	}
+	if err := s.openWriter(e); err != nil {
+		s.log.Error("a key with a write-ahead log could not be opened for writing; lookups answer from its snapshot without the log's adds", "key", e.name, "err", err)
+	}
 }
 
 // open serves key's file read-only, unless it is served already.
@@ -83,7 +110,7 @@ func (s *Server) open(key string) (*entry, error) {
 		return nil, errNoKey
 	}
 	l, err := mmapstore.NewLive(path, func(p string) (*handle, error) {
-		return openHandle(p, false, 0)
+		return openHandle(p, false, 0, walOpen{})
 	}, mmapstore.TrustFirstFile())
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -99,8 +126,20 @@ func (s *Server) open(key string) (*entry, error) {
 	return e, nil
 }
 
+// detach keeps the writable growing filter of e, about to be dropped,
+// from writing at its path again (its Close checkpoints otherwise).
+func (s *Server) detach(e *entry) {
+	if ls, ok := e.acquire(); ok {
+		if h := ls.Value(); h.hist != nil {
+			h.hist.Detach()
+		}
+		ls.Release()
+	}
+}
+
 // drop stops serving e (its file is gone or deleted).
 func (s *Server) drop(e *entry) {
+	s.detach(e)
 	s.mu.Lock()
 	delete(s.keys.kept, e.name)
 	s.dropLocked(e)
@@ -182,58 +221,66 @@ func (s *Server) createLocked(name []byte, sp spec, est uint64) (*entry, error) 
 				est, used+est, s.cfg.MaxDirBytes)
 		}
 	}
-	h, err := createHandle(path, sp, s.fixed, s.cfg.MaxFilterBytes, s.growCheck()...)
+	if _, err := os.Lstat(logPath(path)); err == nil {
+		// The log of a key whose file was removed behind the server: its
+		// adds are not this new key's.
+		s.log.Warn("write-ahead log without its filter file removed before the key is created", "key", key, "log", logPath(path))
+		os.Remove(logPath(path))
+	}
+	h, v, err := createFile(path, sp, s.fixed, s.maxGrowBytes(path))
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, errExists
 		}
 		return nil, fmt.Errorf("cannot create filter %s: %v", key, err)
 	}
+	e := &entry{name: key, path: path}
 	first := h
 	l, err := mmapstore.NewLive(path, func(p string) (*handle, error) {
 		if first != nil {
 			h, first = first, nil
 			return h, nil
 		}
-		return openHandle(p, true, s.cfg.MaxFilterBytes, s.growCheck()...)
+		return openHandle(p, true, s.maxGrowBytes(p), walOpen{s: s, e: e}, s.growCheck()...)
 	}, mmapstore.TrustFirstFile())
 	if err != nil {
-		h.Close()
+		if h != nil {
+			h.Close()
+		}
 		return nil, fmt.Errorf("cannot serve new filter %s: %v", key, err)
 	}
-	e := &entry{name: key, path: path}
 	e.ident, _ = statID(path)
 	e.writable.Store(true)
 	e.dirty.Store(true)
 	e.cur.Store(l)
 	delete(s.keys.kept, key) // a new filter: no earlier key's journal
 	s.putLocked(e)
-	s.log.Info("created", "key", key, "variant", h.variant, "capacity", sp.capacity, "error_rate", sp.errorRate, "bytes", est)
+	s.log.Info("created", "key", key, "variant", v, "capacity", sp.capacity, "error_rate", sp.errorRate, "bytes", est)
 	return e, nil
 }
 
 var errExists = errors.New("item exists")
 
-// growCheck is the check a scalable filter the server writes makes before
-// each growth: -max-dir-bytes holds for growth as for creation. A refused
-// growth is retried by the next add that needs it (space may be freed).
-// Two filters growing at once may both pass: the folder can exceed the
-// limit by one stage.
-func (s *Server) growCheck() []scalable.Option {
+// maxGrowBytes is the most the filter at path may take when it grows:
+// -max-filter-bytes, and what -max-dir-bytes leaves beside the other
+// filter files of DIR (a growing filter's bound, checked at each growth).
+func (s *Server) maxGrowBytes(path string) uint64 {
+	limit := s.cfg.MaxFilterBytes
 	if s.cfg.MaxDirBytes == 0 {
-		return nil
+		return limit
 	}
-	return []scalable.Option{scalable.WithGrowCheck(func(stage uint64) error {
-		used, err := dirBytes(s.cfg.Dir)
-		if err != nil {
-			return err
-		}
-		if used+stage > s.cfg.MaxDirBytes {
-			return fmt.Errorf("a new stage of %d bytes would take the folder to %d bytes, over the limit of %d (-max-dir-bytes)",
-				stage, used+stage, s.cfg.MaxDirBytes)
-		}
-		return nil
-	})}
+	used, err := dirBytes(s.cfg.Dir)
+	if err != nil {
+		return limit
+	}
+	if fi, err := os.Stat(path); err == nil {
+		used -= min(used, diskBytes(fi))
+	}
+	room := s.cfg.MaxDirBytes - min(used, s.cfg.MaxDirBytes)
+	if limit == 0 || room < limit {
+		limit = max(room, 1)
+	}
+	return limit
 }
 
 // dirBytes is the space the filter files in dir take.
@@ -303,7 +350,13 @@ func (s *Server) remove(name []byte) (bool, error) {
 				continue
 			}
 		}
+		if e != nil {
+			s.detach(e) // a growing filter must not checkpoint over the next key
+		}
 		err := os.Remove(s.pathOf(key))
+		if lerr := os.Remove(logPath(s.pathOf(key))); lerr != nil && !errors.Is(lerr, fs.ErrNotExist) {
+			s.log.Warn("deleted key's write-ahead log not removed", "key", key, "err", lerr)
+		}
 		delete(s.keys.kept, key) // a journal of the deleted key is moot
 		if e != nil {
 			s.dropLocked(e)

@@ -19,8 +19,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bloomkit/bloomkit/filterfile"
 	"github.com/bloomkit/bloomkit/mmapstore"
-	"github.com/bloomkit/bloomkit/scalable"
 )
 
 // served is a real `serve` process (this test binary as the child, see
@@ -137,6 +137,7 @@ func TestDelThenAddUnderConcurrentAdds(t *testing.T) {
 					default:
 					}
 					if err := adders.BFAdd(ctx, key, fmt.Sprintf("a%d-%d", a, i)).Err(); err != nil {
+						t.Logf("add refused: %v", err)
 						lostReplies.Add(1)
 					}
 				}
@@ -256,6 +257,9 @@ func TestSigtermDuringPipelinedCreation(t *testing.T) {
 	require.NoError(t, err)
 	unsealed := 0
 	for _, d := range ents {
+		if strings.HasSuffix(d.Name(), ".log") {
+			continue // the write-ahead logs beside the files
+		}
 		h, err := mmapstore.ReadHeader(filepath.Join(dir, d.Name()))
 		require.NoError(t, err)
 		if !h.ChecksumCurrent() {
@@ -266,7 +270,7 @@ func TestSigtermDuringPipelinedCreation(t *testing.T) {
 	n := 0
 	for ci := range clients {
 		for _, j := range acked[ci] {
-			f, err := scalable.OpenReadOnly(filepath.Join(dir, fmt.Sprintf("c%d-%d.bloom", ci, j)))
+			f, err := filterfile.OpenReadOnly(filepath.Join(dir, fmt.Sprintf("c%d-%d.bloom", ci, j)))
 			require.NoError(t, err)
 			require.True(t, f.Contains([]byte(fmt.Sprintf("item-%d", j))), "acknowledged add c%d-%d lost", ci, j)
 			require.NoError(t, f.Close())
@@ -305,9 +309,14 @@ func TestSymlinkedKeyAfterKill(t *testing.T) {
 	require.NoError(t, p.cmd.Process.Signal(syscall.SIGKILL))
 	<-p.done
 	p.done <- nil
-	h, err := mmapstore.ReadHeader(filepath.Join(dir, "k.bloom"))
+	// The adds are in the write-ahead log beside the link's target, not
+	// in the file (else the test shows nothing).
+	for _, k := range items {
+		require.True(t, onDisk(t, filepath.Join(dir, "k.bloom"), k), "%s not on disk after kill -9", k)
+	}
+	h, err := mmapstore.ReadHeader(filepath.Join(store, "real.bloom"))
 	require.NoError(t, err)
-	require.False(t, h.ChecksumCurrent(), "the kill should leave the file unsealed (else the test shows nothing)")
+	require.Less(t, h.Count, uint64(len(items)), "the kill should leave adds only in the log")
 
 	p = startServed(t, dir, nil)
 	r := dialRaw(t, p.addr)
@@ -318,7 +327,6 @@ func TestSymlinkedKeyAfterKill(t *testing.T) {
 	fi, err := os.Lstat(filepath.Join(dir, "k.bloom"))
 	require.NoError(t, err)
 	require.NotZero(t, fi.Mode()&os.ModeSymlink, "the key is still a link")
-	require.Contains(t, p.logs.String(), "file whose writer was killed sealed")
 }
 
 // TestRefusedAddsLogBounded replays issue 36 row 11: once a filter may not
