@@ -3,6 +3,7 @@ package counting
 import (
 	"fmt"
 
+	"github.com/bloomkit/bloomkit/internal/classic"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
@@ -19,7 +20,7 @@ func OpenPrivate(path string) (*Filter, error) {
 		return nil, fmt.Errorf("counting: %w", err)
 	}
 	h := mf.Header()
-	f := newFilter(geometryOf(h))
+	f := newFilter(classic.Of(h))
 	f.added.store(h.Count)
 	f.attach(mf)
 	return f, nil

@@ -3,6 +3,7 @@ package standard
 import (
 	"fmt"
 
+	"github.com/bloomkit/bloomkit/internal/classic"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
@@ -19,7 +20,7 @@ func OpenPrivate(path string) (*Filter, error) {
 		return nil, fmt.Errorf("standard: %w", err)
 	}
 	h := mf.Header()
-	f := &Filter{geom: geometryOf(h)}
+	f := &Filter{geom: classic.Of(h)}
 	f.added.Store(h.Count)
 	f.attach(mf)
 	return f, nil

@@ -505,7 +505,7 @@ func (s *Server) syncEntry(e *entry) error {
 		s.store.lastSync.Store(began)
 		s.stats.syncs.Add(1)
 	}
-	stopping := s.running.Load()&stopBit != 0
+	stopping := s.stopping.Load()
 	due := stopping && h.wal != nil || s.checkpointDue(e, h)
 	ls.Release()
 	if !due {
@@ -521,7 +521,7 @@ func (s *Server) syncEntry(e *entry) error {
 			defer e.ck.running.Store(false)
 			e.wmu.Lock()
 			defer e.wmu.Unlock()
-			if e.cur.Load() == nil || s.running.Load()&stopBit != 0 {
+			if e.cur.Load() == nil || s.stopping.Load() {
 				return // dropped, or the stop checkpoints it
 			}
 			if err := s.checkpointEntry(e); err != nil {

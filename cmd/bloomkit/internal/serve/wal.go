@@ -372,7 +372,7 @@ func (s *Server) checkpointEntry(e *entry) error {
 	s.store.lastCheckpoint.Store(now)
 	e.ck.since.Store(0)
 	e.ck.unckpt.Store(0)
-	if h.wal == nil || s.running.Load()&stopBit != 0 {
+	if h.wal == nil || s.stopping.Load() {
 		return nil
 	}
 	// Serve the new snapshot: a fresh copy-on-write map (the old one's
