@@ -42,6 +42,8 @@ func serveCommand(fs *flag.FlagSet, std stdio) func(args []string) error {
 	fs.Uint64Var(&cfg.DefaultCap, "default-capacity", cfg.DefaultCap, "capacity of a filter created by BF.ADD/BF.MADD (RedisBloom: 100)")
 	fs.Float64Var(&cfg.DefaultRate, "default-error-rate", cfg.DefaultRate, "error rate of a filter created by BF.ADD/BF.MADD (RedisBloom: 0.01)")
 	fs.IntVar(&cfg.MaxOpenKeys, "max-open-keys", serve.DefaultMaxOpenKeys, "keys open at once (a descriptor and a mapping each); the least recently used beyond are closed (sealed if written) and reopened on next use; at most half of ulimit -n")
+	fs.BoolVar(&cfg.ReadOnly, "read-only", false, "serve the folder read-only: writes get READONLY, no file is opened for writing (a folder only builds publish into)")
+	fs.BoolVar(&cfg.EnableFlush, "enable-flush", false, "allow FLUSHDB and FLUSHALL, which delete every filter file in DIR")
 	return func(args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("unexpected arguments %q: serve takes flags only", args)

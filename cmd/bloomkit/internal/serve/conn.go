@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"maps"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -19,6 +20,11 @@ type client struct {
 	guard   *guardConn
 	checked time.Time // when gone last looked
 	row     []bool    // scratch of glob.match
+	proto   int       // 3 after HELLO 3 (resp3.go); else RESP2
+	tx      *txState  // the open transaction (multi.go)
+	id      uint64    // CLIENT ID (admin_clients.go)
+	conn    redcon.Conn
+	since   time.Time
 }
 
 func (s *Server) accept(c redcon.Conn) bool {
@@ -33,7 +39,9 @@ func (s *Server) accept(c redcon.Conn) bool {
 		return false
 	}
 	g, _ := c.NetConn().(*guardConn)
-	c.SetContext(&client{authed: s.cfg.Password == "", guard: g})
+	cl := &client{authed: s.cfg.Password == "", guard: g}
+	c.SetContext(cl)
+	s.addClient(c, cl)
 	return true
 }
 
@@ -48,7 +56,8 @@ func (cl *client) gone(s *Server) bool {
 }
 
 func (s *Server) closed(c redcon.Conn, err error) {
-	if _, ok := c.Context().(*client); ok {
+	if cl, ok := c.Context().(*client); ok {
+		s.removeClient(cl)
 		s.clients.Add(-1)
 		c.SetContext(nil)
 	}
@@ -71,6 +80,7 @@ func init() {
 		"type": cmdType, "del": cmdDel, "unlink": cmdDel, "keys": cmdKeys,
 		"scan": cmdScan, "quit": cmdQuit, "config": cmdConfig,
 	}
+	maps.Copy(commands, moreCommands) // issue 31's (admin_commands.go)
 }
 
 // noAuth are the commands a client may send before AUTH.
@@ -103,6 +113,9 @@ func (s *Server) handle(c redcon.Conn, cmd redcon.Command) {
 		}
 	}
 	f := commands[string(cl.lower)]
+	if (cl.tx != nil || s.cfg.ReadOnly) && s.intercept(c, cl, f, cmd.Args) {
+		return // queued in a transaction, or a write refused (multi.go)
+	}
 	if f == nil {
 		s.unknown(c, cmd.Args)
 		return
