@@ -55,6 +55,19 @@ try {
   const id = await r.client("ID");
   if (!String(await r.client("LIST")).includes(`id=${id} `)) throw new Error("client list");
   ok(step);
+  step = "BF.SCANDUMP / BF.LOADCHUNK (copy to a new key)";
+  await r.del(`${key}-copy`);
+  const chunks = [];
+  for (let it = 0; ; ) {
+    const [next, data] = await r.callBuffer("BF.SCANDUMP", key, it);
+    if (Number(next) === 0) break;
+    chunks.push([Number(next), data]);
+    it = Number(next);
+  }
+  for (const [it, data] of chunks) await r.call("BF.LOADCHUNK", `${key}-copy`, it, data);
+  if (JSON.stringify(await r.call("BF.MEXISTS", `${key}-copy`, "a", "b", "c", "zz-never")) !== "[1,1,1,0]") throw new Error("copy");
+  await r.del(`${key}-copy`);
+  ok(step);
   step = "rename / expire / ttl / persist";
   await r.del(`${key}-2`);
   await r.rename(key, `${key}-2`);

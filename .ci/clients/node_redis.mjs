@@ -3,7 +3,7 @@
 // that holds "redis"). Prints "ok node-redis STEP" per step; exits 1 at the first failure.
 import { createRequire } from "module";
 const require = createRequire(process.env.NODE_PATH + "/");
-const { createClient } = require("redis");
+const { createClient, RESP_TYPES } = require("redis");
 
 const [host, port] = process.argv.slice(2);
 let step = "connect (defaults)";
@@ -64,6 +64,21 @@ async function run(options, tag) {
   step = `${tag} MODULE LIST (bf)`;
   const mods = await c.sendCommand(["MODULE", "LIST"]);
   if (!JSON.stringify(mods).includes('"bf"')) throw new Error(JSON.stringify(mods));
+  ok(step);
+  step = `${tag} bf.scanDump / bf.loadChunk (copy to a new key)`;
+  await c.del(`${key}-copy`);
+  const chunks = [];
+  const bin = c.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer }); // chunks are binary
+  for (let it = 0; ; ) {
+    const { iterator, chunk } = await bin.bf.scanDump(key, it);
+    if (iterator === 0) break;
+    chunks.push([iterator, chunk]);
+    it = iterator;
+  }
+  for (const [it, chunk] of chunks) await c.bf.loadChunk(`${key}-copy`, it, chunk);
+  const copied = await c.bf.mExists(`${key}-copy`, ["a", "b", "c", "zz-never"]);
+  if (JSON.stringify(copied.map(Boolean)) !== "[true,true,true,false]") throw new Error(JSON.stringify(copied));
+  await c.del(`${key}-copy`);
   ok(step);
   step = `${tag} rename / expire / ttl / persist / memory usage`;
   await c.del(`${key}-2`);

@@ -77,6 +77,19 @@ def run(r, tag):
     assert int(r.info("memory")["used_memory"]) > 0
     assert any(c.get("id") == str(r.client_id()) for c in r.client_list())
     ok(step)
+    step = f"{tag} bf().scandump / loadchunk (copy to a new key)"
+    r.delete(f"{key}-copy")
+    it, chunks = 0, []
+    while True:
+        it, data = r.bf().scandump(key, it)
+        if it == 0:
+            break
+        chunks.append((it, data))
+    for it, data in chunks:
+        r.bf().loadchunk(f"{key}-copy", it, data)
+    assert [int(x) for x in r.execute_command("BF.MEXISTS", f"{key}-copy", "a", "b", "c", "zz-never")] == [1, 1, 1, 0]
+    r.delete(f"{key}-copy")
+    ok(step)
     step = f"{tag} rename / expire / ttl / persist"
     r.delete(f"{key}-2")
     assert r.rename(key, f"{key}-2")

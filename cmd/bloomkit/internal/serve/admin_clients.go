@@ -16,6 +16,7 @@ type ext struct {
 	mu      sync.Mutex // guards the fields below and clients' name and proto
 	nextID  uint64
 	clients map[uint64]*client
+	loads   map[string]*load // BF.LOADCHUNKs in progress (dump.go)
 
 	expMu   sync.Mutex // serializes expiry changes, RENAME and the expiry pass (expire.go)
 	expOnce sync.Once

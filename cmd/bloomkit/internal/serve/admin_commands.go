@@ -19,6 +19,7 @@ var moreCommands = map[string]cmdFunc{
 	"expire": cmdExpire, "pexpire": cmdExpire, "expireat": cmdExpire, "pexpireat": cmdExpire,
 	"ttl": cmdTTL, "pttl": cmdTTL, "persist": cmdPersist,
 	"flushdb": cmdFlush, "flushall": cmdFlush,
+	"bf.scandump": cmdScanDump, "bf.loadchunk": cmdLoadChunk,
 }
 
 // moduleVersion is the RedisBloom version the server answers as (the

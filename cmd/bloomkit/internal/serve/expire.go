@@ -234,13 +234,15 @@ func cmdPersist(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 }
 
 // startExpiry runs the first expiry pass (keys that expired while the
-// server was stopped) and then one every 100 ms until the server stops.
+// server was stopped) and then one every 100 ms until the server stops,
+// with the sweep of BF.LOADCHUNKs left unfinished (dump.go).
 // It is started once, by the first client's accept, so that no command is
 // answered before the first pass.
 func (s *Server) startExpiry() {
 	if s.cfg.ReadOnly {
 		return
 	}
+	s.sweepLoads(true)
 	s.expirePass()
 	go func() {
 		t := time.NewTicker(100 * time.Millisecond)
@@ -251,6 +253,7 @@ func (s *Server) startExpiry() {
 				return
 			case <-t.C:
 				s.expirePass()
+				s.sweepLoads(false)
 			}
 		}
 	}()
