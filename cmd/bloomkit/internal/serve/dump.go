@@ -203,11 +203,7 @@ func (s *Server) loadChunk(key string, iter int64, frame []byte) error {
 		l.tmp.Close()
 		os.Remove(l.tmp.Name())
 		l.tmp = nil
-		s.x.mu.Lock()
-		if s.x.loads[key] == l {
-			delete(s.x.loads, key)
-		}
-		s.x.mu.Unlock()
+		s.forgetLoad(key, l)
 		return err
 	}
 	pos, err := l.tmp.Seek(0, io.SeekCurrent)
@@ -231,12 +227,17 @@ func (s *Server) loadChunk(key string, iter int64, frame []byte) error {
 	}
 	err = s.finishLoad(key, l.tmp)
 	l.tmp = nil
+	s.forgetLoad(key, l)
+	return err
+}
+
+// forgetLoad takes l, ended, out of the loads in progress.
+func (s *Server) forgetLoad(key string, l *load) {
 	s.x.mu.Lock()
 	if s.x.loads[key] == l {
 		delete(s.x.loads, key)
 	}
 	s.x.mu.Unlock()
-	return err
 }
 
 // dropLoad ends key's load in progress (its temporary file removed) and
