@@ -18,7 +18,8 @@ type ext struct {
 	clients map[uint64]*client
 	loads   map[string]*load // BF.LOADCHUNKs in progress (dump.go)
 
-	expMu   sync.Mutex // serializes expiry changes, RENAME and the expiry pass (expire.go)
+	expMu   sync.Mutex          // serializes expiry changes, RENAME and the expiry pass (expire.go)
+	expKeys map[string]struct{} // the keys with an expiry sidecar (under expMu)
 	expOnce sync.Once
 }
 

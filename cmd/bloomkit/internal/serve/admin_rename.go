@@ -128,6 +128,10 @@ func (s *Server) renameLocked(src, dst string, nx bool, held []*entry) (bool, er
 		return false, err
 	}
 	s.moveSidecars(src, dst)
+	if _, ok := s.x.expKeys[src]; ok { // s.x.expMu held (rename)
+		delete(s.x.expKeys, src)
+		s.x.expKeys[dst] = struct{}{}
+	}
 	s.log.Info("renamed", "key", src, "to", dst)
 	return true, nil
 }

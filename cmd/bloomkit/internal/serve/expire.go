@@ -175,6 +175,10 @@ func cmdExpire(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 		c.WriteError("ERR cannot keep the expiry of " + string(key) + ": " + err.Error())
 		return
 	}
+	if s.x.expKeys == nil {
+		s.x.expKeys = map[string]struct{}{}
+	}
+	s.x.expKeys[string(key)] = struct{}{}
 	c.WriteInt(1)
 }
 
@@ -230,6 +234,7 @@ func cmdPersist(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 		return
 	}
 	syncDir(s.cfg.Dir)
+	delete(s.x.expKeys, string(args[1]))
 	c.WriteInt(1)
 }
 
@@ -243,7 +248,7 @@ func (s *Server) startExpiry() {
 		return
 	}
 	s.sweepLoads(true)
-	s.expirePass()
+	s.expirePass(true)
 	go func() {
 		t := time.NewTicker(100 * time.Millisecond)
 		defer t.Stop()
@@ -252,7 +257,7 @@ func (s *Server) startExpiry() {
 			case <-s.ctx.Done():
 				return
 			case <-t.C:
-				s.expirePass()
+				s.expirePass(false)
 				s.sweepLoads(false)
 			}
 		}
@@ -260,17 +265,27 @@ func (s *Server) startExpiry() {
 }
 
 // expirePass deletes the keys whose expiry passed and removes the sidecars
-// that name no current file (left by a DEL, a publish or a crash).
-func (s *Server) expirePass() {
-	ents, err := os.ReadDir(s.cfg.Dir)
-	if err != nil {
-		return
-	}
-	for _, d := range ents {
-		key, ok := strings.CutSuffix(d.Name(), Suffix+expireSuffix)
-		if !ok || checkName([]byte(key)) != nil {
-			continue
+// that name no current file (left by a DEL, a publish or a crash). The
+// first pass (scan) reads the folder for sidecars; the others look only at
+// the keys known to have one (s.x.expKeys), so that a folder of many keys
+// is not read 10 times a second.
+func (s *Server) expirePass(scan bool) {
+	s.x.expMu.Lock()
+	if scan {
+		s.x.expKeys = map[string]struct{}{}
+		ents, _ := os.ReadDir(s.cfg.Dir)
+		for _, d := range ents {
+			if key, ok := strings.CutSuffix(d.Name(), Suffix+expireSuffix); ok && checkName([]byte(key)) == nil {
+				s.x.expKeys[key] = struct{}{}
+			}
 		}
+	}
+	keys := make([]string, 0, len(s.x.expKeys))
+	for k := range s.x.expKeys {
+		keys = append(keys, k)
+	}
+	s.x.expMu.Unlock()
+	for _, key := range keys {
 		if !s.enter() {
 			return // stopping
 		}
@@ -279,11 +294,13 @@ func (s *Server) expirePass() {
 		switch {
 		case !ok:
 			os.Remove(s.expiryPath(key)) // names no current file
+			delete(s.x.expKeys, key)
 		case x.at <= time.Now().UnixMilli():
 			if _, err := s.remove([]byte(key)); err != nil {
 				s.log.Error("expired key not deleted", "key", key, "err", err)
 			} else {
 				os.Remove(s.expiryPath(key))
+				delete(s.x.expKeys, key)
 				s.log.Info("expired", "key", key)
 			}
 		}
