@@ -67,9 +67,16 @@ func (s *Server) intercept(c redcon.Conn, cl *client, f cmdFunc, args [][]byte) 
 		return true
 	}
 	tx.bytes += n
+	// One allocation for the arguments' bytes, one for their slice.
+	total := 0
+	for _, a := range args {
+		total += len(a)
+	}
+	buf := make([]byte, 0, total)
 	cp := make([][]byte, len(args))
 	for i, a := range args {
-		cp[i] = append([]byte(nil), a...)
+		buf = append(buf, a...)
+		cp[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
 	}
 	tx.queue = append(tx.queue, cp)
 	tx.funcs = append(tx.funcs, f)
