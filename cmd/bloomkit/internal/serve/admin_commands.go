@@ -77,8 +77,12 @@ func cmdMemory(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 		c.WriteError("ERR syntax error")
 		return
 	}
+	if checkName(args[2]) != nil {
+		writeNull(c) // no key can have that name
+		return
+	}
 	fi, err := os.Stat(s.pathOf(string(args[2])))
-	if checkName(args[2]) != nil || err != nil {
+	if err != nil {
 		writeNull(c)
 		return
 	}
