@@ -182,3 +182,19 @@ func TestGoRedisRESP3(t *testing.T) {
 	require.Equal(t, "bf", mods[0].(map[any]any)["name"])
 	require.True(t, bytes.Contains([]byte(c.Info(ctx, "memory").Val()), []byte("used_memory:")))
 }
+
+// TestHello3Auth: HELLO 3 AUTH (what RESP3 clients send first when they
+// have a password) authenticates, names the client and switches to RESP3
+// in one command; a wrong password leaves the connection unauthenticated.
+func TestHello3Auth(t *testing.T) {
+	ts := start(t, cfgWith(func(c *Config) { c.Password = "s3cret" }))
+	r := dialRaw(t, ts.addr)
+	require.Equal(t, "-NOAUTH Authentication required.\r\n", r.doRaw("BF.EXISTS", "k", "a"))
+	require.Equal(t, "-WRONGPASS invalid username-password pair or user is disabled.\r\n", r.doRaw("HELLO", "3", "AUTH", "default", "nope"))
+	require.Equal(t, "-NOAUTH Authentication required.\r\n", r.doRaw("PING"), "still unauthenticated")
+	got := r.doRaw("HELLO", "3", "AUTH", "default", "s3cret", "SETNAME", "app")
+	require.True(t, strings.HasPrefix(got, "%7\r\n$6\r\nserver\r\n"), got)
+	require.Contains(t, got, "$5\r\nproto\r\n:3\r\n")
+	require.Equal(t, "#f\r\n", r.doRaw("BF.EXISTS", "k", "a"))
+	require.Equal(t, "$3\r\napp\r\n", r.doRaw("CLIENT", "GETNAME"))
+}
