@@ -177,3 +177,31 @@ func anys(s []string) []any {
 	}
 	return out
 }
+
+// TestLoadKilledMidway: kill -9 of a server in the middle of a
+// BF.LOADCHUNK, then a restart: the unfinished load's temporary file is
+// removed before the restarted server answers, and no key was made.
+func TestLoadKilledMidway(t *testing.T) {
+	t.Parallel() // waits on child processes: runs beside the others that do (TestMain)
+	a := start(t, cfgWith(func(c *Config) { c.MaxBulk = 4096 }))
+	publish(t, filepath.Join(a.cfg.Dir, "k.bloom"), 20000, keyRange("item-", 100)...)
+	chunks := scanDump(t, a.client(t), "k")
+	dir := t.TempDir()
+	p := startServed(t, dir, nil)
+	c := p.client(t, 1)
+	ctx := context.Background()
+	for _, ch := range chunks[:2] {
+		require.NoError(t, c.BFLoadChunk(ctx, "copy", ch.iter, ch.data).Err())
+	}
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, ents, 1, "the load's temporary file")
+	require.NoError(t, p.cmd.Process.Kill())
+	<-p.done
+	p.done <- nil // for the cleanup
+
+	p = startServed(t, dir, nil)
+	c = p.client(t, 1)
+	require.Equal(t, int64(0), c.Exists(ctx, "copy").Val())
+	noTemps(t, dir)
+}
