@@ -328,12 +328,13 @@ func fileSize(path string) int64 {
 }
 
 // sweepLoads removes the loads idle past loadIdle, and at start (all) the
-// temporary files of loads a stop left behind.
+// temporary files of loads and expiry writes a stop left behind.
 func (s *Server) sweepLoads(all bool) {
 	if all {
 		ents, _ := os.ReadDir(s.cfg.Dir)
 		for _, d := range ents {
-			if n := d.Name(); strings.HasPrefix(n, ".") && strings.Contains(n, Suffix+loadTempTag) {
+			n := d.Name()
+			if strings.HasPrefix(n, ".") && (strings.Contains(n, Suffix+loadTempTag) || strings.Contains(n, Suffix+expireSuffix+".tmp-")) {
 				os.Remove(filepath.Join(s.cfg.Dir, n))
 			}
 		}
