@@ -48,6 +48,36 @@ try {
   const tx = await r.multi().call("BF.ADD", key, "e").call("BF.EXISTS", key, "e").exec();
   if (tx.length !== 2 || tx.some(([e]) => e) || tx[1][1] !== 1) throw new Error(JSON.stringify(tx));
   ok(step);
+  step = "MODULE LIST / MEMORY USAGE / CLIENT LIST";
+  const mods = await r.call("MODULE", "LIST");
+  if (!JSON.stringify(mods).includes('"bf"')) throw new Error(JSON.stringify(mods));
+  if (!((await r.call("MEMORY", "USAGE", key)) > 0)) throw new Error("memory usage");
+  const id = await r.client("ID");
+  if (!String(await r.client("LIST")).includes(`id=${id} `)) throw new Error("client list");
+  ok(step);
+  step = "BF.SCANDUMP / BF.LOADCHUNK (copy to a new key)";
+  await r.del(`${key}-copy`);
+  const chunks = [];
+  for (let it = 0; ; ) {
+    const [next, data] = await r.callBuffer("BF.SCANDUMP", key, it);
+    if (Number(next) === 0) break;
+    chunks.push([Number(next), data]);
+    it = Number(next);
+  }
+  for (const [it, data] of chunks) await r.call("BF.LOADCHUNK", `${key}-copy`, it, data);
+  if (JSON.stringify(await r.call("BF.MEXISTS", `${key}-copy`, "a", "b", "c", "zz-never")) !== "[1,1,1,0]") throw new Error("copy");
+  await r.del(`${key}-copy`);
+  ok(step);
+  step = "rename / expire / ttl / persist";
+  await r.del(`${key}-2`);
+  await r.rename(key, `${key}-2`);
+  if ((await r.call("BF.EXISTS", `${key}-2`, "a")) !== 1) throw new Error("renamed key lost a");
+  if ((await r.expire(`${key}-2`, 100)) !== 1) throw new Error("expire");
+  const ttl = await r.ttl(`${key}-2`);
+  if (ttl < 90 || ttl > 100) throw new Error(`ttl ${ttl}`);
+  if ((await r.persist(`${key}-2`)) !== 1 || (await r.ttl(`${key}-2`)) !== -1) throw new Error("persist");
+  await r.rename(`${key}-2`, key);
+  ok(step);
   await r.del(key);
   r.disconnect();
 } catch (e) {

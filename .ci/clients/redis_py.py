@@ -66,6 +66,40 @@ def run(r, tag):
         p.execute_command("BF.EXISTS", key, f"x{i}")
     assert len(p.execute()) == 100
     ok(step)
+    step = f"{tag} module_list (bf)"
+    mods = r.module_list()
+    names = [(m.get(b"name") or m.get("name")) for m in mods]
+    assert any(n in (b"bf", "bf") for n in names), mods
+    ok(step)
+    step = f"{tag} memory_usage / info memory / client_list"
+    assert int(r.memory_usage(key)) > 0
+    assert r.memory_usage(f"{key}-none") is None
+    assert int(r.info("memory")["used_memory"]) > 0
+    assert any(c.get("id") == str(r.client_id()) for c in r.client_list())
+    ok(step)
+    step = f"{tag} bf().scandump / loadchunk (copy to a new key)"
+    r.delete(f"{key}-copy")
+    it, chunks = 0, []
+    while True:
+        it, data = r.bf().scandump(key, it)
+        if it == 0:
+            break
+        chunks.append((it, data))
+    for it, data in chunks:
+        r.bf().loadchunk(f"{key}-copy", it, data)
+    assert [int(x) for x in r.execute_command("BF.MEXISTS", f"{key}-copy", "a", "b", "c", "zz-never")] == [1, 1, 1, 0]
+    r.delete(f"{key}-copy")
+    ok(step)
+    step = f"{tag} rename / expire / ttl / persist"
+    r.delete(f"{key}-2")
+    assert r.rename(key, f"{key}-2")
+    assert int(r.execute_command("BF.EXISTS", f"{key}-2", "a")) == 1
+    assert r.expire(f"{key}-2", 100)
+    assert 90 <= r.ttl(f"{key}-2") <= 100
+    assert r.persist(f"{key}-2")
+    assert r.ttl(f"{key}-2") == -1
+    assert r.rename(f"{key}-2", key)
+    ok(step)
     r.delete(key)
 
 

@@ -46,6 +46,8 @@ func serveCommand(fs *flag.FlagSet, std stdio) func(args []string) error {
 	fs.Var(&ckptBytes, "checkpoint-bytes", "checkpoint a written filter (rewrite its file, reset its log) when its log passes this (default: the filter's size)")
 	fs.DurationVar(&cfg.CheckpointInterval, "checkpoint-interval", serve.DefaultCheckpointInterval, "checkpoint a written filter when its oldest add not in its file is this old")
 	fs.IntVar(&cfg.MaxOpenKeys, "max-open-keys", serve.DefaultMaxOpenKeys, "keys open at once (a descriptor and a mapping each); the least recently used beyond are closed (sealed if written) and reopened on next use; at most half of ulimit -n")
+	fs.BoolVar(&cfg.ReadOnly, "read-only", false, "serve the folder read-only: writes get READONLY, no file is opened for writing (a folder only builds publish into)")
+	fs.BoolVar(&cfg.EnableFlush, "enable-flush", false, "allow FLUSHDB and FLUSHALL, which delete every filter file in DIR")
 	return func(args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("unexpected arguments %q: serve takes flags only", args)

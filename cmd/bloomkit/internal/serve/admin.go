@@ -34,20 +34,23 @@ func cmdQuit(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	c.Close()
 }
 
-// cmdHello answers HELLO [2 [AUTH user pass] [SETNAME name]] in RESP2;
-// HELLO 3 gets Redis's NOPROTO error, on which RESP3-first clients (go-redis
-// v9, redis-py, Lettuce) fall back to RESP2.
+// cmdHello answers HELLO [protover [AUTH user pass] [SETNAME name]] as
+// Redis 7 does: protover 2 or 3 switches the connection to that protocol
+// (after the options succeed), and the reply is a map of the server's
+// facts (an array of pairs in RESP2). Other versions get NOPROTO.
 func cmdHello(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+	proto := cl.proto
 	if len(args) > 1 {
 		v, err := strconv.Atoi(string(args[1]))
 		if err != nil {
 			c.WriteError("ERR Protocol version is not an integer or out of range")
 			return
 		}
-		if v != 2 {
+		if v != 2 && v != 3 {
 			c.WriteError("NOPROTO sorry, this protocol version is not supported")
 			return
 		}
+		proto = v
 	}
 	for i := 2; i < len(args); i++ {
 		switch strings.ToUpper(string(args[i])) {
@@ -65,7 +68,7 @@ func cmdHello(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 				c.WriteError("ERR Syntax error in HELLO option 'setname'")
 				return
 			}
-			cl.name = string(args[i+1])
+			s.setName(cl, string(args[i+1]))
 			i++
 		default:
 			c.WriteError("ERR Syntax error in HELLO option '" + clip(args[i], 64) + "'")
@@ -76,21 +79,22 @@ func cmdHello(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 		c.WriteError("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 		return
 	}
-	c.WriteArray(14)
+	s.setProto(cl, proto)
+	writeMap(c, 7)
 	for _, kv := range [][2]string{{"server", "redis"}, {"version", redisVersion}} {
 		c.WriteBulkString(kv[0])
 		c.WriteBulkString(kv[1])
 	}
 	c.WriteBulkString("proto")
-	c.WriteInt(2)
+	c.WriteInt(max(cl.proto, 2))
 	c.WriteBulkString("id")
-	c.WriteUint64(s.stats.conns.Load())
+	c.WriteUint64(clientID(cl))
 	c.WriteBulkString("mode")
 	c.WriteBulkString("standalone")
 	c.WriteBulkString("role")
 	c.WriteBulkString("master")
 	c.WriteBulkString("modules")
-	c.WriteArray(0)
+	writeModules(c)
 }
 
 // redisVersion is the Redis version the server reports to clients that
@@ -153,35 +157,6 @@ func cmdSelect(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 		c.WriteError("ERR DB index is out of range")
 	default:
 		c.WriteString("OK")
-	}
-}
-
-func cmdClient(s *Server, c redcon.Conn, cl *client, args [][]byte) {
-	if len(args) < 2 {
-		arity(c, cl)
-		return
-	}
-	sub := strings.ToLower(string(args[1]))
-	want := map[string]int{"setname": 3, "getname": 2, "setinfo": 4, "id": 2}
-	n, ok := want[sub]
-	switch {
-	case !ok:
-		c.WriteError("ERR unknown subcommand '" + clip(args[1], 64) + "'. Try CLIENT HELP.")
-	case len(args) != n:
-		c.WriteError("ERR wrong number of arguments for 'client|" + sub + "' command")
-	case sub == "setname":
-		cl.name = string(args[2])
-		c.WriteString("OK")
-	case sub == "getname":
-		if cl.name == "" {
-			c.WriteNull()
-		} else {
-			c.WriteBulkString(cl.name)
-		}
-	case sub == "setinfo":
-		c.WriteString("OK")
-	default:
-		c.WriteInt64(int64(s.stats.conns.Load()))
 	}
 }
 
@@ -370,7 +345,7 @@ func cmdConfig(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 			}
 		}
 	}
-	c.WriteArray(len(out))
+	writeMap(c, len(out)/2)
 	for _, v := range out {
 		c.WriteBulkString(v)
 	}

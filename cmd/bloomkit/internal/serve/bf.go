@@ -46,7 +46,7 @@ func cmdExists(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	e, ls, err := s.acquireKey(args[1])
 	if errors.Is(err, errNoKey) {
 		s.stats.misses.Add(1)
-		c.WriteInt(0)
+		writeBool(c, false)
 		return
 	}
 	if err != nil {
@@ -56,11 +56,7 @@ func cmdExists(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	hit := ls.Value().f.Contains(args[2])
 	ls.Release()
 	s.count(e, hit)
-	if hit {
-		c.WriteInt(1)
-	} else {
-		c.WriteInt(0)
-	}
+	writeBool(c, hit)
 }
 
 // acquireKey returns a lease on key's filter. An entry found dead (its
@@ -102,7 +98,7 @@ func cmdMExists(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	c.WriteArray(len(keys))
 	if err != nil {
 		for range keys {
-			c.WriteInt(0)
+			writeBool(c, false)
 		}
 		return
 	}
@@ -164,7 +160,7 @@ func cmdInfoBF(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 				c.WriteUint64(h.f.Added())
 			case "expansion":
 				if h.expansion == nil {
-					c.WriteNull()
+					writeNull(c)
 				} else {
 					c.WriteInt64(h.expansion())
 				}
@@ -174,7 +170,7 @@ func cmdInfoBF(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 			want := strings.ToLower(string(args[2]))
 			for _, f := range infoFields {
 				if f.arg == want {
-					c.WriteArray(1)
+					writeField(c, f.label)
 					value(f.arg)
 					return
 				}
@@ -182,7 +178,7 @@ func cmdInfoBF(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 			c.WriteError("Invalid information value")
 			return
 		}
-		c.WriteArray(2 * len(infoFields))
+		writeMap(c, len(infoFields))
 		for _, f := range infoFields {
 			c.WriteString(f.label)
 			value(f.arg)

@@ -173,11 +173,7 @@ func (s *Server) insert(c redcon.Conn, key []byte, items [][]byte, sp spec, crea
 		c.WriteArray(n)
 	}
 	for _, isNew := range res {
-		if isNew {
-			c.WriteInt(1)
-		} else {
-			c.WriteInt(0)
-		}
+		writeBool(c, isNew)
 	}
 	if failed != "" {
 		c.WriteError(failed)

@@ -170,6 +170,110 @@ CLIENT SETNAME me
 CLIENT GETNAME
 CLIENT BOGUS
 AUTH x
+HELLO 2 #differs
+MULTI
+BF.ADD m x
+BF.ADD m
+BF.EXISTS m x
+EXEC
+EXEC
+DISCARD
+MULTI
+MULTI
+BF.ADD m y
+FOO
+EXEC
+MULTI
+TYPE
+EXEC
+BF.EXISTS m y
+MULTI
+DISCARD
+UNWATCH
+WATCH m #differs
+RENAME nokey x
+RENAME m m2
+RENAME m2 m2
+RENAMENX m2 a
+RENAMENX m2 m2
+BF.EXISTS m2 x
+EXISTS m
+RENAMENX m2 m3
+RENAME m3
+EXPIRE nokey 10
+EXPIRE m3 x
+EXPIRE m3
+EXPIRE m3 100
+TTL m3
+EXPIRE m3 50 NX
+EXPIRE m3 200 GT
+TTL m3
+PERSIST m3
+PERSIST m3
+TTL m3
+TTL nokey
+PTTL nokey
+PTTL m3
+EXPIREAT m3 1
+EXISTS m3
+MEMORY USAGE nokey
+MEMORY USAGE
+MEMORY FOO
+MEMORY USAGE a #differs
+CLIENT KILL ID 999999
+CLIENT KILL 1.2.3.4:5
+CLIENT KILL ADDR 1.2.3.4:5
+FLUSHALL BOGUS
+MODULE LIST #differs
+`
+
+// compareScript3 is sent after HELLO 3 on a second connection to each
+// server; the replies (RESP3: booleans, maps, null) are compared byte for
+// byte.
+var compareScript3 = `
+HELLO 3 #differs
+BF.ADD r3 a
+BF.ADD r3 a
+BF.MADD r3 a b
+BF.MADD r3
+BF.EXISTS r3 a
+BF.EXISTS r3 zz
+BF.EXISTS nokey a
+BF.MEXISTS r3 a zz
+BF.MEXISTS nokey a
+BF.INSERT r3f CAPACITY 1 NONSCALING ITEMS a b
+BF.INSERT r3 ITEMS c d
+BF.INFO r3f expansion
+BF.INFO r3 capacity
+BF.INFO r3 items
+BF.INFO r3 filters
+BF.INFO r3 expansion
+BF.INFO r3 bogus
+BF.INFO r3 size #differs
+BF.INFO r3 #differs
+BF.INFO nokey
+BF.CARD r3
+BF.CARD nokey
+BF.RESERVE r3 0.01 100
+CLIENT GETNAME
+CLIENT SETNAME three
+CLIENT GETNAME
+CONFIG GET save
+CONFIG GET nothing
+MEMORY USAGE nokey
+MULTI
+BF.ADD r3 e
+BF.INFO r3 items
+BF.EXISTS r3 e
+EXEC
+TTL nokey
+TYPE r3
+EXISTS r3 nokey
+PING
+ECHO hi
+MODULE LIST #differs
+HELLO 2 #differs
+BF.EXISTS r3 a
 `
 
 // TestCompareRedisBloom sends compareScript to RedisBloom and to the
@@ -191,6 +295,21 @@ func TestCompareRedisBloom(t *testing.T) {
 			t.Logf("differs as documented: %s\n  RedisBloom: %s\n  bloomkit:   %s", line, want, got)
 		default:
 			t.Errorf("%s\n  RedisBloom: %q\n  bloomkit:   %q", line, want, got)
+		}
+	}
+	rb3, bk3 := dialRaw(t, rbAddr), dialRaw(t, ts.addr)
+	for _, line := range strings.Split(strings.TrimSpace(compareScript3), "\n") {
+		expectDiff := strings.HasSuffix(line, "#differs")
+		args := strings.Fields(strings.TrimSuffix(line, "#differs"))
+		want, got := rb3.doRaw(args...), bk3.doRaw(args...)
+		switch {
+		case want == got && !expectDiff:
+			same++
+		case want != got && expectDiff:
+			differ++
+			t.Logf("differs as documented (RESP3): %s\n  RedisBloom: %q\n  bloomkit:   %q", line, want, got)
+		default:
+			t.Errorf("RESP3: %s\n  RedisBloom: %q\n  bloomkit:   %q", line, want, got)
 		}
 	}
 	t.Logf("%d replies identical, %d documented differences", same, differ)

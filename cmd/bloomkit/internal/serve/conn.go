@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"maps"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -21,6 +22,11 @@ type client struct {
 	row     []bool      // scratch of glob.match
 	readers connReaders // the filters this connection looks up (connreader.go)
 	batch   existsBatch // BF.EXISTS queued for one batch lookup
+	proto   int         // 3 after HELLO 3 (resp3.go); else RESP2
+	tx      *txState    // the open transaction (multi.go)
+	id      uint64      // CLIENT ID (admin_clients.go)
+	conn    redcon.Conn
+	since   time.Time
 }
 
 func (s *Server) accept(c redcon.Conn) bool {
@@ -35,7 +41,9 @@ func (s *Server) accept(c redcon.Conn) bool {
 		return false
 	}
 	g, _ := c.NetConn().(*guardConn)
-	c.SetContext(&client{authed: s.cfg.Password == "", guard: g})
+	cl := &client{authed: s.cfg.Password == "", guard: g}
+	c.SetContext(cl)
+	s.addClient(c, cl)
 	return true
 }
 
@@ -50,7 +58,8 @@ func (cl *client) gone(s *Server) bool {
 }
 
 func (s *Server) closed(c redcon.Conn, err error) {
-	if _, ok := c.Context().(*client); ok {
+	if cl, ok := c.Context().(*client); ok {
+		s.removeClient(cl)
 		s.clients.Add(-1)
 		c.SetContext(nil)
 	}
@@ -73,6 +82,7 @@ func init() {
 		"type": cmdType, "del": cmdDel, "unlink": cmdDel, "keys": cmdKeys,
 		"scan": cmdScan, "quit": cmdQuit, "config": cmdConfig,
 	}
+	maps.Copy(commands, moreCommands) // issue 31's (admin_commands.go)
 }
 
 // noAuth are the commands a client may send before AUTH.
@@ -95,8 +105,8 @@ func (s *Server) handle(c redcon.Conn, cmd redcon.Command) {
 			cl.lower[i] = b + 'a' - 'A'
 		}
 	}
-	// A hook that queues commands (MULTI) goes here, before the batch.
-	if len(cmd.Args) == 3 && string(cl.lower) == "bf.exists" && cl.authed {
+	// A command inside MULTI is queued by intercept below, never batched.
+	if cl.tx == nil && len(cmd.Args) == 3 && string(cl.lower) == "bf.exists" && cl.authed {
 		s.queueExists(c, cl, cmd.Args[1], cmd.Args[2])
 		return
 	}
@@ -108,6 +118,9 @@ func (s *Server) handle(c redcon.Conn, cmd redcon.Command) {
 		cl.readers.idle()
 	}
 	f := commands[string(cl.lower)]
+	if (cl.tx != nil || s.cfg.ReadOnly) && s.intercept(c, cl, f, cmd.Args) {
+		return // queued in a transaction, or a write refused (multi.go)
+	}
 	if f == nil {
 		s.unknown(c, cmd.Args)
 		return

@@ -185,7 +185,7 @@ func (s *Server) flushExists(c redcon.Conn, cl *client) {
 	if errors.Is(err, errNoKey) {
 		s.stats.misses.Add(uint64(len(items)))
 		for range items {
-			c.WriteInt(0)
+			writeBool(c, false)
 		}
 		return
 	}
@@ -207,15 +207,14 @@ func (s *Server) flushExists(c redcon.Conn, cl *client) {
 	k.reply(c, found[:len(items)])
 }
 
-// reply writes one integer reply per lookup (1: found) and counts them.
+// reply writes one reply per lookup (1 or true: found; resp3.go) and counts them.
 func (k *connKey) reply(c redcon.Conn, found []bool) {
 	for _, f := range found {
 		if f {
 			k.hits++
-			c.WriteInt(1)
 		} else {
 			k.misses++
-			c.WriteInt(0)
 		}
+		writeBool(c, f)
 	}
 }

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -84,18 +85,20 @@ func TestGoRedis(t *testing.T) {
 func TestRawReplies(t *testing.T) {
 	ts := start(t, cfgWith(nil))
 	r := dialRaw(t, ts.addr)
+	exe, _ := os.Executable()
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"PING"}, "+PONG"},
 		{[]string{"ping", "hi"}, "$hi"},
-		{[]string{"HELLO", "3"}, "-NOPROTO sorry, this protocol version is not supported"},
+		{[]string{"HELLO", "4"}, "-NOPROTO sorry, this protocol version is not supported"},
 		{[]string{"HELLO", "x"}, "-ERR Protocol version is not an integer or out of range"},
-		{[]string{"HELLO", "2", "SETNAME", "me"}, "*[$server $redis $version $7.0.0 $proto :2 $id :1 $mode $standalone $role $master $modules *[]]"},
+		{[]string{"HELLO", "2", "SETNAME", "me"}, "*[$server $redis $version $7.0.0 $proto :2 $id :1 $mode $standalone $role $master $modules *[*[$name $bf $ver :20628 $path $" + exe + " $args *[]]]]"},
 		{[]string{"CLIENT", "GETNAME"}, "$me"},
 		{[]string{"CLIENT", "SETINFO", "LIB-NAME", "x"}, "+OK"},
-		{[]string{"CLIENT", "KILL"}, "-ERR unknown subcommand 'KILL'. Try CLIENT HELP."},
+		{[]string{"CLIENT", "KILL"}, "-ERR wrong number of arguments for 'client|kill' command"},
+		{[]string{"CLIENT", "NOPE"}, "-ERR unknown subcommand 'NOPE'. Try CLIENT HELP."},
 		{[]string{"SELECT", "0"}, "+OK"},
 		{[]string{"SELECT", "3"}, "-ERR DB index is out of range"},
 		{[]string{"AUTH", "x"}, "-ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"},

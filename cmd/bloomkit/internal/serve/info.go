@@ -24,7 +24,7 @@ func cmdInfo(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 		name string
 		f    func(*strings.Builder)
 	}{
-		{"server", s.infoServer}, {"clients", s.infoClients}, {"stats", s.infoStats},
+		{"server", s.infoServer}, {"clients", s.infoClients}, {"memory", s.infoMemory}, {"stats", s.infoStats},
 		{"keyspace", s.infoKeyspace}, {"persistence", s.infoPersistence}, {"filters", s.infoFilters},
 	} {
 		if all || want[sec.name] {
@@ -35,7 +35,7 @@ func cmdInfo(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 			sec.f(&b)
 		}
 	}
-	c.WriteBulkString(b.String())
+	writeVerbatim(c, b.String())
 }
 
 func (s *Server) infoServer(b *strings.Builder) {

@@ -21,6 +21,9 @@ import (
 // before the server answers: a file put in the folder later must be sealed
 // by its own writer (a publish) to be served, like any file Live serves.
 func (s *Server) recoverUnsealed() {
+	if s.cfg.ReadOnly {
+		return // -read-only opens no file for writing; an unsealed file is refused
+	}
 	defer s.replayLogs()
 	ents, err := os.ReadDir(s.cfg.Dir)
 	if err != nil {

@@ -56,6 +56,12 @@ type Config struct {
 	MaxOpenKeys int
 
 	WALConfig // durability of writes (wal.go)
+
+	// ReadOnly refuses every write (READONLY, as a Redis replica) and
+	// opens no file for writing (-read-only; issue 31).
+	ReadOnly bool
+	// EnableFlush allows FLUSHDB and FLUSHALL (-enable-flush).
+	EnableFlush bool
 }
 
 // Defaults returns the configuration `bloomkit serve` starts from.
@@ -118,6 +124,8 @@ type Server struct {
 	runMu    sync.Mutex // orders the start of the loops before Shutdown's wait
 	loops    sync.WaitGroup
 	shutOnce sync.Once
+
+	x ext // issue 31's state: clients, expiries (admin_clients.go)
 }
 
 type stats struct {

@@ -351,14 +351,14 @@ func (s *Server) checkpointEntry(e *entry) error {
 	var err error
 	switch {
 	case h.hist != nil:
-		err = h.hist.Checkpoint()
+		err = s.carryExpiry(e.name, h.hist.Checkpoint)
 	case h.wal == nil:
 		err = h.f.Sync()
 	case h.wal.log.Load().Count() == 0 && e.ck.since.Load() == 0:
 		ls.Release()
 		return nil // the snapshot holds every add
 	default:
-		err = s.writeSnapshot(e, h)
+		err = s.carryExpiry(e.name, func() error { return s.writeSnapshot(e, h) })
 	}
 	ls.Release()
 	if err != nil {
