@@ -364,13 +364,7 @@ func (f *Filter) EstimatedFPR() float64 {
 func (f *Filter) ReadOnly() bool { return f.readOnly }
 
 func (f *Filter) compatible(op string, o *Filter) error {
-	if err := errors.Join(f.usable(), o.usable()); err != nil {
-		return err
-	}
-	if f.readOnly {
-		return fmt.Errorf("counting: %s: %w", op, ErrReadOnly)
-	}
-	return f.geom.Match(o.geom, op, ErrMismatch)
+	return f.geom.Combinable(o.geom, "counting", op, errors.Join(f.usable(), o.usable()), f.readOnly, ErrReadOnly, ErrMismatch)
 }
 
 // Union adds every key of other to f: each counter of f becomes the sum of
@@ -407,18 +401,7 @@ func (f *Filter) Intersect(other *Filter) error {
 }
 
 func (f *Filter) header() mmapstore.Header {
-	return mmapstore.Header{
-		Variant:    mmapstore.Counting,
-		Scheme:     f.geom.Scheme,
-		Seed:       f.geom.Seed,
-		M:          f.geom.M,
-		K:          f.geom.K,
-		CellBits:   counterBits,
-		Capacity:   f.geom.Capacity,
-		TargetFPR:  f.geom.P,
-		Count:      f.added.load(),
-		PayloadLen: mmapstore.CellBytes(f.geom.M, counterBits),
-	}
+	return f.geom.Header(mmapstore.Counting, counterBits, f.added.load())
 }
 
 // WriteTo writes the filter as a complete filter file (docs/file-format.md):
