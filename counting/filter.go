@@ -146,9 +146,7 @@ func (f *Filter) readOnlyPanic(op string) {
 func (f *Filter) Add(key []byte) bool { return f.AddDigest(f.Hash(key)) }
 
 // AddString is Add for a string key, without copying it.
-func (f *Filter) AddString(key string) bool {
-	return f.AddDigest(f.HashString(key))
-}
+func (f *Filter) AddString(key string) bool { return f.AddDigest(f.HashString(key)) }
 
 // AddDigest is Add for a digest from Hash, or from bloomkit.Hash with this
 // filter's Scheme and Seed: hash once, add to many filters. A digest made
@@ -190,14 +188,10 @@ func (f *Filter) AddDigest(d bloomkit.Digest) bool {
 //
 // Remove on a filter opened with OpenReadOnly panics with an error wrapping
 // ErrReadOnly, as Add does.
-func (f *Filter) Remove(key []byte) bool {
-	return f.RemoveDigest(f.Hash(key))
-}
+func (f *Filter) Remove(key []byte) bool { return f.RemoveDigest(f.Hash(key)) }
 
 // RemoveString is Remove for a string key, without copying it.
-func (f *Filter) RemoveString(key string) bool {
-	return f.RemoveDigest(f.HashString(key))
-}
+func (f *Filter) RemoveString(key string) bool { return f.RemoveDigest(f.HashString(key)) }
 
 // RemoveDigest is Remove for a digest from Hash (see AddDigest).
 func (f *Filter) RemoveDigest(d bloomkit.Digest) bool {
@@ -221,14 +215,10 @@ func (f *Filter) RemoveDigest(d bloomkit.Digest) bool {
 // Contains reports whether key may have been added (and not removed); false
 // means definitely not, provided no key that was never added was removed. A
 // true answer is wrong with probability about EstimatedFPR.
-func (f *Filter) Contains(key []byte) bool {
-	return f.ContainsDigest(f.Hash(key))
-}
+func (f *Filter) Contains(key []byte) bool { return f.ContainsDigest(f.Hash(key)) }
 
 // ContainsString is Contains for a string key, without copying it.
-func (f *Filter) ContainsString(key string) bool {
-	return f.ContainsDigest(f.HashString(key))
-}
+func (f *Filter) ContainsString(key string) bool { return f.ContainsDigest(f.HashString(key)) }
 
 // ContainsDigest is Contains for a digest from Hash (see AddDigest).
 //
@@ -268,9 +258,7 @@ const probeGroup = 8
 func (f *Filter) Count(key []byte) uint { return f.CountDigest(f.Hash(key)) }
 
 // CountString is Count for a string key, without copying it.
-func (f *Filter) CountString(key string) uint {
-	return f.CountDigest(f.HashString(key))
-}
+func (f *Filter) CountString(key string) uint { return f.CountDigest(f.HashString(key)) }
 
 // CountDigest is Count for a digest from Hash (see AddDigest).
 func (f *Filter) CountDigest(d bloomkit.Digest) uint {

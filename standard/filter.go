@@ -77,9 +77,7 @@ func newInMemory(g classic.Geometry, err error) (*Filter, error) {
 func (f *Filter) Add(key []byte) bool { return f.AddDigest(f.Hash(key)) }
 
 // AddString is Add for a string key, without copying it.
-func (f *Filter) AddString(key string) bool {
-	return f.AddDigest(f.HashString(key))
-}
+func (f *Filter) AddString(key string) bool { return f.AddDigest(f.HashString(key)) }
 
 // AddDigest is Add for a digest from Hash, or from bloomkit.Hash with this
 // filter's Scheme and Seed: hash once, add to many filters. A digest made
@@ -105,14 +103,10 @@ func (f *Filter) AddDigest(d bloomkit.Digest) bool {
 
 // Contains reports whether key may have been added; false means definitely
 // not. A true answer is wrong with probability about EstimatedFPR.
-func (f *Filter) Contains(key []byte) bool {
-	return f.ContainsDigest(f.Hash(key))
-}
+func (f *Filter) Contains(key []byte) bool { return f.ContainsDigest(f.Hash(key)) }
 
 // ContainsString is Contains for a string key, without copying it.
-func (f *Filter) ContainsString(key string) bool {
-	return f.ContainsDigest(f.HashString(key))
-}
+func (f *Filter) ContainsString(key string) bool { return f.ContainsDigest(f.HashString(key)) }
 
 // ContainsDigest is Contains for a digest from Hash (see AddDigest).
 func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {

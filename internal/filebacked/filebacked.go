@@ -160,6 +160,21 @@ func (s *Store) PublishFile() error {
 	return err
 }
 
+// Close is a variant's Close: CloseFile, then dropped, once the file is
+// released, for the variant to drop its view of the mapping (a second
+// Close runs it again). It does nothing for an in-memory filter.
+func (s *Store) Close(dropped func()) error { return s.afterRelease(s.CloseFile(), dropped) }
+
+// Publish is a variant's Publish: PublishFile, then dropped as for Close.
+func (s *Store) Publish(dropped func()) error { return s.afterRelease(s.PublishFile(), dropped) }
+
+func (s *Store) afterRelease(err error, dropped func()) error {
+	if s.Closed() {
+		dropped()
+	}
+	return err
+}
+
 // CreateFilter is a variant's create: g and err are the geometry for the
 // new filter and the error of working it out; on success newF(g) is the
 // filter, its file is made at path with header (beside path, for Publish,
