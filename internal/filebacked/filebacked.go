@@ -38,6 +38,13 @@ func (s *Store) SetPending(flush func()) {
 	}
 }
 
+// Pending registers b's Flush with s (SetPending) and returns b: a variant's
+// Builder method ends with it.
+func Pending[B interface{ Flush() }](s *Store, b B) B {
+	s.SetPending(b.Flush)
+	return b
+}
+
 // recordCount flushes a pending Builder and returns the count to record.
 func (s *Store) recordCount() uint64 {
 	if p := s.pending.Load(); p != nil {
