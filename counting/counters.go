@@ -41,7 +41,19 @@ func get(words []uint64, i uint64) uint64 {
 // increment adds one to counter i unless it is saturated, and returns the
 // value it had before. A counter beyond words (a closed filter) reads as
 // saturated and is not written.
-func increment(words []uint64, i uint64) uint64 { return step(words, i, maxCount, 1) }
+func increment(words []uint64, i uint64) uint64 {
+	if wordOf(i) >= uint64(len(words)) {
+		return maxCount
+	}
+	w, shift := &words[wordOf(i)], shiftOf(i)
+	for {
+		v := atomic.LoadUint64(w)
+		c := v >> shift & maxCount
+		if c == maxCount || atomic.CompareAndSwapUint64(w, v, v+1<<shift) {
+			return c
+		}
+	}
+}
 
 // incrementPlain is increment with a plain load and store, for one writer
 // and nothing else using words meanwhile (Builder).
@@ -61,13 +73,7 @@ func incrementPlain(words []uint64, i uint64) uint64 {
 // decrement subtracts one from counter i unless it is zero or saturated, and
 // returns the value it had before; a counter beyond words reads as
 // saturated and is not written.
-func decrement(words []uint64, i uint64) uint64 { return step(words, i, 0, ^uint64(0)) }
-
-// step adds delta (1, or ^0 for -1) to counter i atomically unless it is
-// saturated or at stuck (maxCount for an increment, 0 for a decrement), and
-// returns the value it had before. A counter beyond words (a closed filter)
-// reads as saturated and is not written.
-func step(words []uint64, i, stuck, delta uint64) uint64 {
+func decrement(words []uint64, i uint64) uint64 {
 	if wordOf(i) >= uint64(len(words)) {
 		return maxCount
 	}
@@ -75,7 +81,7 @@ func step(words []uint64, i, stuck, delta uint64) uint64 {
 	for {
 		v := atomic.LoadUint64(w)
 		c := v >> shift & maxCount
-		if c == stuck || c == maxCount || atomic.CompareAndSwapUint64(w, v, v+delta<<shift) {
+		if c == 0 || c == maxCount || atomic.CompareAndSwapUint64(w, v, v-1<<shift) {
 			return c
 		}
 	}

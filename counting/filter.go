@@ -129,15 +129,6 @@ func distinctPositions(d hashing.Digest, m, span uint64, k uint32, pos *[sizing.
 // m = 1, where every probe does.
 func collisionSpan(m uint64) uint64 { return math.MaxUint64/m + 1 }
 
-// writePositions is positions for op, a write (Add, Remove): on a read-only
-// filter it panics instead.
-func (f *Filter) writePositions(op string, d hashing.Digest, pos *[sizing.MaxK]uint64) int {
-	if f.readOnly {
-		f.readOnlyPanic(op)
-	}
-	return f.positions(d, pos)
-}
-
 // readOnlyPanic is the panic of Add, Remove and Builder on a read-only filter.
 func (f *Filter) readOnlyPanic(op string) {
 	panic(fmt.Errorf("counting: %s: %w: %s", op, ErrReadOnly, f.Path()))
@@ -162,8 +153,11 @@ func (f *Filter) AddString(key string) bool { return f.AddDigest(f.HashString(ke
 // under another scheme or seed addresses other bits, and the filter's
 // answers for it mean nothing.
 func (f *Filter) AddDigest(d bloomkit.Digest) bool {
+	if f.readOnly {
+		f.readOnlyPanic("Add")
+	}
 	var pos [sizing.MaxK]uint64
-	n := f.writePositions("Add", d, &pos)
+	n := f.positions(d, &pos)
 	isNew, saturated := false, uint64(0)
 	for _, p := range pos[:n] {
 		switch increment(f.words, p) {
@@ -201,8 +195,11 @@ func (f *Filter) RemoveString(key string) bool { return f.RemoveDigest(f.HashStr
 
 // RemoveDigest is Remove for a digest from Hash (see AddDigest).
 func (f *Filter) RemoveDigest(d bloomkit.Digest) bool {
+	if f.readOnly {
+		f.readOnlyPanic("Remove")
+	}
 	var pos [sizing.MaxK]uint64
-	n := f.writePositions("Remove", d, &pos)
+	n := f.positions(d, &pos)
 	for _, p := range pos[:n] {
 		if get(f.words, p) == 0 {
 			return false

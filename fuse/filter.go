@@ -63,7 +63,16 @@ func (f *Filter) Contains(key []byte) bool {
 	} else {
 		h = f.hash(key)
 	}
-	return f.contains(h)
+	if len(f.shards) == 0 {
+		return true // closed
+	}
+	s := f.shard(h)
+	x := mix(h + s.seed)
+	h0, h1, h2 := cells(x, s.segCountLen, s.segLen, s.mask)
+	if f.bits == 8 {
+		return uint8(fingerprint(x)) == *(*uint8)(unsafe.Add(s.at, h0))^*(*uint8)(unsafe.Add(s.at, h1))^*(*uint8)(unsafe.Add(s.at, h2))
+	}
+	return uint16(fingerprint(x)) == *(*uint16)(unsafe.Add(s.at, 2*h0))^*(*uint16)(unsafe.Add(s.at, 2*h1))^*(*uint16)(unsafe.Add(s.at, 2*h2))
 }
 
 // ContainsString is Contains for a string key, without copying it.
