@@ -2,6 +2,7 @@ package counting
 
 import (
 	"github.com/bloomkit/bloomkit"
+	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/sizing"
 )
 
@@ -34,9 +35,7 @@ func (f *Filter) Builder() *Builder {
 	if f.readOnly {
 		f.readOnlyPanic("Builder")
 	}
-	b := &Builder{f: f}
-	f.store.SetPending(b.Flush)
-	return b
+	return filebacked.Pending(&f.store, &Builder{f: f})
 }
 
 // Add adds key and reports whether it was new (see Filter.Add).

@@ -71,17 +71,7 @@ func (f *Filter) attach(mf *mmapstore.File) {
 // still describe the file; Bytes, FillRatio and the estimates report an
 // empty array. Add on a closed read-only filter still panics with
 // ErrReadOnly.
-func (f *Filter) Close() error {
-	if f.store.File() == nil {
-		return nil
-	}
-	err := f.store.CloseFile()
-	if f.store.Closed() {
-		f.words = nil
-		f.added.freeze()
-	}
-	return err
-}
+func (f *Filter) Close() error { return f.store.Close(f.closed) }
 
 // Publish completes a filter made by CreateTemp: it is sealed, synced and
 // renamed over its target path, so readers of that path see the old filter
@@ -89,13 +79,13 @@ func (f *Filter) Close() error {
 // Close), even when Publish fails. An in-memory filter, or one not made by
 // CreateTemp, returns an error wrapping mmapstore.ErrNotTemp and is left
 // as it was.
-func (f *Filter) Publish() error {
-	err := f.store.PublishFile()
-	if f.store.Closed() {
-		f.words = nil
-		f.added.freeze()
-	}
-	return err
+func (f *Filter) Publish() error { return f.store.Publish(f.closed) }
+
+// closed drops the view of the unmapped file: no counters (each reads as
+// saturated) and the item count frozen at its value.
+func (f *Filter) closed() {
+	f.words = nil
+	f.added.freeze()
 }
 
 // usable returns an error wrapping mmapstore.ErrClosed after Close.

@@ -129,7 +129,7 @@ func distinctPositions(d hashing.Digest, m, span uint64, k uint32, pos *[sizing.
 // m = 1, where every probe does.
 func collisionSpan(m uint64) uint64 { return math.MaxUint64/m + 1 }
 
-// readOnlyPanic is the panic of Add and Remove on a read-only filter.
+// readOnlyPanic is the panic of Add, Remove and Builder on a read-only filter.
 func (f *Filter) readOnlyPanic(op string) {
 	panic(fmt.Errorf("counting: %s: %w: %s", op, ErrReadOnly, f.Path()))
 }
@@ -146,9 +146,7 @@ func (f *Filter) readOnlyPanic(op string) {
 func (f *Filter) Add(key []byte) bool { return f.AddDigest(f.Hash(key)) }
 
 // AddString is Add for a string key, without copying it.
-func (f *Filter) AddString(key string) bool {
-	return f.AddDigest(f.HashString(key))
-}
+func (f *Filter) AddString(key string) bool { return f.AddDigest(f.HashString(key)) }
 
 // AddDigest is Add for a digest from Hash, or from bloomkit.Hash with this
 // filter's Scheme and Seed: hash once, add to many filters. A digest made
@@ -190,14 +188,10 @@ func (f *Filter) AddDigest(d bloomkit.Digest) bool {
 //
 // Remove on a filter opened with OpenReadOnly panics with an error wrapping
 // ErrReadOnly, as Add does.
-func (f *Filter) Remove(key []byte) bool {
-	return f.RemoveDigest(f.Hash(key))
-}
+func (f *Filter) Remove(key []byte) bool { return f.RemoveDigest(f.Hash(key)) }
 
 // RemoveString is Remove for a string key, without copying it.
-func (f *Filter) RemoveString(key string) bool {
-	return f.RemoveDigest(f.HashString(key))
-}
+func (f *Filter) RemoveString(key string) bool { return f.RemoveDigest(f.HashString(key)) }
 
 // RemoveDigest is Remove for a digest from Hash (see AddDigest).
 func (f *Filter) RemoveDigest(d bloomkit.Digest) bool {
@@ -221,14 +215,10 @@ func (f *Filter) RemoveDigest(d bloomkit.Digest) bool {
 // Contains reports whether key may have been added (and not removed); false
 // means definitely not, provided no key that was never added was removed. A
 // true answer is wrong with probability about EstimatedFPR.
-func (f *Filter) Contains(key []byte) bool {
-	return f.ContainsDigest(f.Hash(key))
-}
+func (f *Filter) Contains(key []byte) bool { return f.ContainsDigest(f.Hash(key)) }
 
 // ContainsString is Contains for a string key, without copying it.
-func (f *Filter) ContainsString(key string) bool {
-	return f.ContainsDigest(f.HashString(key))
-}
+func (f *Filter) ContainsString(key string) bool { return f.ContainsDigest(f.HashString(key)) }
 
 // ContainsDigest is Contains for a digest from Hash (see AddDigest).
 //
@@ -268,9 +258,7 @@ const probeGroup = 8
 func (f *Filter) Count(key []byte) uint { return f.CountDigest(f.Hash(key)) }
 
 // CountString is Count for a string key, without copying it.
-func (f *Filter) CountString(key string) uint {
-	return f.CountDigest(f.HashString(key))
-}
+func (f *Filter) CountString(key string) uint { return f.CountDigest(f.HashString(key)) }
 
 // CountDigest is Count for a digest from Hash (see AddDigest).
 func (f *Filter) CountDigest(d bloomkit.Digest) uint {
@@ -364,13 +352,7 @@ func (f *Filter) EstimatedFPR() float64 {
 func (f *Filter) ReadOnly() bool { return f.readOnly }
 
 func (f *Filter) compatible(op string, o *Filter) error {
-	if err := errors.Join(f.usable(), o.usable()); err != nil {
-		return err
-	}
-	if f.readOnly {
-		return fmt.Errorf("counting: %s: %w", op, ErrReadOnly)
-	}
-	return f.geom.Match(o.geom, op, ErrMismatch)
+	return f.geom.Combinable(o.geom, "counting", op, errors.Join(f.usable(), o.usable()), f.readOnly, ErrReadOnly, ErrMismatch)
 }
 
 // Union adds every key of other to f: each counter of f becomes the sum of
@@ -407,18 +389,7 @@ func (f *Filter) Intersect(other *Filter) error {
 }
 
 func (f *Filter) header() mmapstore.Header {
-	return mmapstore.Header{
-		Variant:    mmapstore.Counting,
-		Scheme:     f.geom.Scheme,
-		Seed:       f.geom.Seed,
-		M:          f.geom.M,
-		K:          f.geom.K,
-		CellBits:   counterBits,
-		Capacity:   f.geom.Capacity,
-		TargetFPR:  f.geom.P,
-		Count:      f.added.load(),
-		PayloadLen: mmapstore.CellBytes(f.geom.M, counterBits),
-	}
+	return f.geom.Header(mmapstore.Counting, counterBits, f.added.load())
 }
 
 // WriteTo writes the filter as a complete filter file (docs/file-format.md):

@@ -17,21 +17,18 @@ var (
 	mixInv2 = inverse(mixMul2)
 )
 
-func mix(x uint64) uint64 {
-	x ^= x >> 33
-	x *= mixMul1
-	x ^= x >> 33
-	x *= mixMul2
-	x ^= x >> 33
-	return x
-}
+func mix(x uint64) uint64 { return finalise(x, mixMul1, mixMul2) }
 
-// unmix is the inverse of mix: each x ^= x>>33 undoes itself (33 >= 32).
-func unmix(x uint64) uint64 {
+// unmix is the inverse of mix: each x ^= x>>33 undoes itself (33 >= 32), so
+// the finaliser with the inverse multipliers in reverse order undoes it.
+func unmix(x uint64) uint64 { return finalise(x, mixInv2, mixInv1) }
+
+// finalise is MurmurHash3's finaliser shape with multipliers m1 and m2.
+func finalise(x, m1, m2 uint64) uint64 {
 	x ^= x >> 33
-	x *= mixInv2
+	x *= m1
 	x ^= x >> 33
-	x *= mixInv1
+	x *= m2
 	x ^= x >> 33
 	return x
 }

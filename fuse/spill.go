@@ -92,20 +92,28 @@ func (b *Builder) publishSpilled() error {
 			firstErr = err
 		}
 	}
+	// eachGroup runs do on every group of shards, in parallel: worker w
+	// reads group g's digests back and splits them into the shards slo to
+	// shi-1, shards[s] being shard slo+s's distinct keys.
+	eachGroup := func(do func(w, slo, shi int, shards [][]uint64)) {
+		parallel(b.c.workers, ng, func(w, g int) {
+			if err := b.c.stopped(); err != nil {
+				fail(err)
+				return
+			}
+			blo, bhi, slo, shi := span(g)
+			ds, err := b.readGroup(bufs[w], blo, bhi)
+			if err != nil {
+				fail(err)
+				return
+			}
+			bufs[w] = ds
+			do(w, slo, shi, b.groupShards(&scs[w], ds, sb, slo, shi))
+		})
+	}
 	// Pass 1: distinct keys per shard.
-	parallel(b.c.workers, ng, func(w, g int) {
-		if err := b.c.stopped(); err != nil {
-			fail(err)
-			return
-		}
-		blo, bhi, slo, shi := span(g)
-		ds, err := b.readGroup(bufs[w], blo, bhi)
-		if err != nil {
-			fail(err)
-			return
-		}
-		bufs[w] = ds
-		for s, xs := range b.groupShards(&scs[w], ds, sb, slo, shi) {
+	eachGroup(func(_, slo, _ int, shards [][]uint64) {
+		for s, xs := range shards {
 			keys[slo+s] = uint64(len(xs))
 		}
 	})
@@ -119,19 +127,8 @@ func (b *Builder) publishSpilled() error {
 	}
 	// Pass 2: build them into the file.
 	pl.writePreamble(payload)
-	parallel(b.c.workers, ng, func(w, g int) {
-		if err := b.c.stopped(); err != nil {
-			fail(err)
-			return
-		}
-		blo, bhi, slo, shi := span(g)
-		ds, err := b.readGroup(bufs[w], blo, bhi)
-		if err != nil {
-			fail(err)
-			return
-		}
-		bufs[w] = ds
-		for s, xs := range b.groupShards(&scs[w], ds, sb, slo, shi) {
+	eachGroup(func(w, slo, shi int, shards [][]uint64) {
+		for s, xs := range shards {
 			buildShard(&scs[w], &pl, payload, xs, b.c.seed, slo+s)
 		}
 		last := shi - 1

@@ -75,11 +75,7 @@ func (f *Filter) Close() error {
 		return nil
 	}
 	f.flushPending()
-	err := f.store.CloseFile()
-	if f.store.Closed() {
-		f.t.Words = nil
-	}
-	return err
+	return f.store.Close(f.closed)
 }
 
 // Publish completes a filter made by CreateTemp: it is sealed, synced and
@@ -90,12 +86,12 @@ func (f *Filter) Close() error {
 // as it was.
 func (f *Filter) Publish() error {
 	f.flushPending()
-	err := f.store.PublishFile()
-	if f.store.Closed() {
-		f.t.Words = nil
-	}
-	return err
+	return f.store.Publish(f.closed)
 }
+
+// closed drops the view of the unmapped file: with no words, every block
+// reads as full (maybe present) and nothing is written.
+func (f *Filter) closed() { f.t.Words = nil }
 
 // usable returns an error wrapping mmapstore.ErrClosed after Close.
 func (f *Filter) usable() error { return f.store.Usable() }

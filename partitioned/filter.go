@@ -360,25 +360,22 @@ func (f *Filter) compatible(op string, o *Filter) error {
 // Union adds every key of other to f: afterwards f contains every key either
 // contained. other must have the same m, k, seed, hash scheme and layout
 // (ErrMismatch otherwise).
-func (f *Filter) Union(other *Filter) error {
-	if err := f.compatible("union", other); err != nil {
-		return err
-	}
-	bitset.Or(f.t.Words, other.t.Words)
-	f.added.Store(f.ApproxCount())
-	return nil
-}
+func (f *Filter) Union(other *Filter) error { return f.combine("union", other, bitset.Or) }
 
 // Intersect keeps in f only the bits set in both filters. Every key added to
 // both still tests present; the false-positive rate can be higher than that
 // of a filter built from the common keys alone, because bits set by
 // different keys of each filter can coincide. Same m, k, seed, hash scheme
 // and layout required.
-func (f *Filter) Intersect(other *Filter) error {
-	if err := f.compatible("intersect", other); err != nil {
+func (f *Filter) Intersect(other *Filter) error { return f.combine("intersect", other, bitset.And) }
+
+// combine sets f's bits to op (bitset.Or or bitset.And) of f's and o's,
+// after checking that they can be combined.
+func (f *Filter) combine(op string, o *Filter, bits func(dst, src []uint64)) error {
+	if err := f.compatible(op, o); err != nil {
 		return err
 	}
-	bitset.And(f.t.Words, other.t.Words)
+	bits(f.t.Words, o.t.Words)
 	f.added.Store(f.ApproxCount())
 	return nil
 }

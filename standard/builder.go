@@ -5,6 +5,7 @@ import (
 
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/internal/bitset"
+	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
 )
 
@@ -33,9 +34,7 @@ func (f *Filter) Builder() *Builder {
 	if f.readOnly {
 		panic(fmt.Errorf("standard: Builder: %w: %s", ErrReadOnly, f.Path()))
 	}
-	b := &Builder{f: f}
-	f.store.SetPending(b.Flush)
-	return b
+	return filebacked.Pending(&f.store, &Builder{f: f})
 }
 
 // Add adds key and reports whether it was new (see Filter.Add).

@@ -69,16 +69,7 @@ func (f *Filter) attach(mf *mmapstore.File) {
 // and Added still describe the file; K reports 0 probes, Bytes, FillRatio
 // and ApproxCount 0, EstimatedFPR 1. Add on a closed read-only filter still
 // panics with ErrReadOnly.
-func (f *Filter) Close() error {
-	if f.store.File() == nil {
-		return nil
-	}
-	err := f.store.CloseFile()
-	if f.store.Closed() {
-		f.closed()
-	}
-	return err
-}
+func (f *Filter) Close() error { return f.store.Close(f.closed) }
 
 // Publish completes a filter made by CreateTemp: it is sealed, synced and
 // renamed over its target path, so readers of that path see the old filter
@@ -86,13 +77,7 @@ func (f *Filter) Close() error {
 // Close), even when Publish fails. An in-memory filter, or one not made by
 // CreateTemp, returns an error wrapping mmapstore.ErrNotTemp and is left
 // as it was.
-func (f *Filter) Publish() error {
-	err := f.store.PublishFile()
-	if f.store.Closed() {
-		f.closed()
-	}
-	return err
-}
+func (f *Filter) Publish() error { return f.store.Publish(f.closed) }
 
 // closed drops the view of the unmapped file. With k = 0 probes Contains
 // tests no bit (true) and Add sets none (false): a closed filter answers

@@ -77,9 +77,7 @@ func newInMemory(g classic.Geometry, err error) (*Filter, error) {
 func (f *Filter) Add(key []byte) bool { return f.AddDigest(f.Hash(key)) }
 
 // AddString is Add for a string key, without copying it.
-func (f *Filter) AddString(key string) bool {
-	return f.AddDigest(f.HashString(key))
-}
+func (f *Filter) AddString(key string) bool { return f.AddDigest(f.HashString(key)) }
 
 // AddDigest is Add for a digest from Hash, or from bloomkit.Hash with this
 // filter's Scheme and Seed: hash once, add to many filters. A digest made
@@ -105,14 +103,10 @@ func (f *Filter) AddDigest(d bloomkit.Digest) bool {
 
 // Contains reports whether key may have been added; false means definitely
 // not. A true answer is wrong with probability about EstimatedFPR.
-func (f *Filter) Contains(key []byte) bool {
-	return f.ContainsDigest(f.Hash(key))
-}
+func (f *Filter) Contains(key []byte) bool { return f.ContainsDigest(f.Hash(key)) }
 
 // ContainsString is Contains for a string key, without copying it.
-func (f *Filter) ContainsString(key string) bool {
-	return f.ContainsDigest(f.HashString(key))
-}
+func (f *Filter) ContainsString(key string) bool { return f.ContainsDigest(f.HashString(key)) }
 
 // ContainsDigest is Contains for a digest from Hash (see AddDigest).
 func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
@@ -197,54 +191,31 @@ func (f *Filter) EstimatedFPR() float64 {
 // ReadOnly reports whether the filter was opened with OpenReadOnly.
 func (f *Filter) ReadOnly() bool { return f.readOnly }
 
-func (f *Filter) compatible(op string, o *Filter) error {
-	if err := errors.Join(f.usable(), o.usable()); err != nil {
-		return err
-	}
-	if f.readOnly {
-		return fmt.Errorf("standard: %s: %w", op, ErrReadOnly)
-	}
-	return f.geom.Match(o.geom, op, ErrMismatch)
-}
-
 // Union adds every key of other to f: afterwards f contains every key either
 // contained. other must have the same m, k, seed and hash scheme (ErrMismatch otherwise).
-func (f *Filter) Union(other *Filter) error {
-	if err := f.compatible("union", other); err != nil {
-		return err
-	}
-	bitset.Or(f.words, other.words)
-	f.added.Store(f.ApproxCount())
-	return nil
-}
+func (f *Filter) Union(other *Filter) error { return f.combine("union", other, bitset.Or) }
 
 // Intersect keeps in f only the bits set in both filters. Every key added to
 // both still tests present; the false-positive rate can be higher than that
 // of a filter built from the common keys alone, because bits set by
 // different keys of each filter can coincide. Same m, k, seed and
 // hash scheme required.
-func (f *Filter) Intersect(other *Filter) error {
-	if err := f.compatible("intersect", other); err != nil {
+func (f *Filter) Intersect(other *Filter) error { return f.combine("intersect", other, bitset.And) }
+
+// combine sets f's bits to op (bitset.Or or bitset.And) of f's and o's,
+// after checking that they can be combined.
+func (f *Filter) combine(op string, o *Filter, bits func(dst, src []uint64)) error {
+	err := f.geom.Combinable(o.geom, "standard", op, errors.Join(f.usable(), o.usable()), f.readOnly, ErrReadOnly, ErrMismatch)
+	if err != nil {
 		return err
 	}
-	bitset.And(f.words, other.words)
+	bits(f.words, o.words)
 	f.added.Store(f.ApproxCount())
 	return nil
 }
 
 func (f *Filter) header() mmapstore.Header {
-	return mmapstore.Header{
-		Variant:    mmapstore.Standard,
-		Scheme:     f.geom.Scheme,
-		Seed:       f.geom.Seed,
-		M:          f.geom.M,
-		K:          f.geom.K,
-		CellBits:   1,
-		Capacity:   f.geom.Capacity,
-		TargetFPR:  f.geom.P,
-		Count:      f.added.Load(),
-		PayloadLen: mmapstore.CellBytes(f.geom.M, 1),
-	}
+	return f.geom.Header(mmapstore.Standard, 1, f.added.Load())
 }
 
 // WriteTo writes the filter as a complete filter file (docs/file-format.md):

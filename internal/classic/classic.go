@@ -94,3 +94,34 @@ func (g Geometry) Match(o Geometry, op string, mismatch error) error {
 	return fmt.Errorf("%w: %s of m=%d k=%d seed=%d hash %s with m=%d k=%d seed=%d hash %s", mismatch, op,
 		g.M, g.K, g.Seed, g.Scheme, o.M, o.K, o.Seed, o.Scheme)
 }
+
+// Header is the file header of a filter of geometry g: variant and cellBits
+// (1 for bits, 4 for counters) say which, count is its item count.
+func (g Geometry) Header(variant mmapstore.Variant, cellBits uint32, count uint64) mmapstore.Header {
+	return mmapstore.Header{
+		Variant:    variant,
+		Scheme:     g.Scheme,
+		Seed:       g.Seed,
+		M:          g.M,
+		K:          g.K,
+		CellBits:   cellBits,
+		Capacity:   g.Capacity,
+		TargetFPR:  g.P,
+		Count:      count,
+		PayloadLen: mmapstore.CellBytes(g.M, cellBits),
+	}
+}
+
+// Combinable returns nil when a filter of geometry g may take another's keys
+// (Union, Intersect): both usable (usable joins their closed errors), g
+// writable (readOnly wraps the variant's ErrReadOnly otherwise), and the
+// geometries matching (see Match).
+func (g Geometry) Combinable(o Geometry, variant, op string, usable error, readOnly bool, errReadOnly, errMismatch error) error {
+	if usable != nil {
+		return usable
+	}
+	if readOnly {
+		return fmt.Errorf("%s: %s: %w", variant, op, errReadOnly)
+	}
+	return g.Match(o, op, errMismatch)
+}

@@ -38,6 +38,13 @@ func (s *Store) SetPending(flush func()) {
 	}
 }
 
+// Pending registers b's Flush with s (SetPending) and returns b: a variant's
+// Builder method ends with it.
+func Pending[B interface{ Flush() }](s *Store, b B) B {
+	s.SetPending(b.Flush)
+	return b
+}
+
 // recordCount flushes a pending Builder and returns the count to record.
 func (s *Store) recordCount() uint64 {
 	if p := s.pending.Load(); p != nil {
@@ -156,6 +163,21 @@ func (s *Store) PublishFile() error {
 	err := s.file.Publish(s.recordCount())
 	if !errors.Is(err, mmapstore.ErrNotTemp) { // the file was released
 		s.closed.Store(true)
+	}
+	return err
+}
+
+// Close is a variant's Close: CloseFile, then dropped, once the file is
+// released, for the variant to drop its view of the mapping (a second
+// Close runs it again). It does nothing for an in-memory filter.
+func (s *Store) Close(dropped func()) error { return s.afterRelease(s.CloseFile(), dropped) }
+
+// Publish is a variant's Publish: PublishFile, then dropped as for Close.
+func (s *Store) Publish(dropped func()) error { return s.afterRelease(s.PublishFile(), dropped) }
+
+func (s *Store) afterRelease(err error, dropped func()) error {
+	if s.Closed() {
+		dropped()
 	}
 	return err
 }
