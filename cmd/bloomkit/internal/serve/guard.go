@@ -3,6 +3,7 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sync/atomic"
 	"syscall"
@@ -346,9 +347,16 @@ func (g *guardConn) length() string {
 // command to stop early (KEYS over many names). It looks without blocking
 // for more than a millisecond; bytes that arrived are kept for the reader.
 // Call it only from the handler (the goroutine that reads).
+//
+// A client that half-closed (shutdown(SHUT_WR) after its pipeline, as
+// `nc -N` and scripts do) reads as EOF here exactly like one that closed,
+// and still waits for its replies: EOF is not gone, only a reset is.
 func (g *guardConn) gone() bool {
-	if g.readErr != nil || g.failed != nil {
+	if g.failed != nil {
 		return true
+	}
+	if g.readErr != nil {
+		return !errors.Is(g.readErr, io.EOF)
 	}
 	if len(g.hold) > 0 || !g.room(512) {
 		return false // input is waiting: the client is there
@@ -361,7 +369,7 @@ func (g *guardConn) gone() bool {
 	var ne net.Error
 	if err != nil && !(errors.As(err, &ne) && ne.Timeout()) {
 		g.readErr = err
-		return true
+		return !errors.Is(err, io.EOF)
 	}
 	return false
 }
