@@ -134,3 +134,62 @@ func TestAttackSplitEverywhere(t *testing.T) {
 		require.Equal(t, want, got, "split at %d", i)
 	}
 }
+
+// TestAttackConcurrentPipelines: four clients each write a mix over their
+// own keys, with KEYS replies of 20 KB among the batched lookups (so the
+// replies of one read go out in several writes, lookups queued between),
+// all at once in one write each; the replies of each equal its commands run
+// one at a time on a second server.
+func TestAttackConcurrentPipelines(t *testing.T) {
+	n := 6000
+	if testing.Short() {
+		n = 400
+	}
+	long := func(i int) string { return fmt.Sprintf("%03d%s", i, strings.Repeat("n", 197)) }
+	a := start(t, cfgWith(nil))
+	b := start(t, cfgWith(nil))
+	makeKeys(t, a.addr, 200, long)
+	makeKeys(t, b.addr, 200, long)
+	var all [4][][]string
+	for ci := range all {
+		for i, c := range mixed(fmt.Sprintf("c%d-", ci), n) {
+			all[ci] = append(all[ci], c)
+			if i%40 == 0 {
+				all[ci] = append(all[ci], []string{"KEYS", "0*"})
+			}
+		}
+	}
+	got := make([][]string, len(all))
+	errs := make(chan error, len(all))
+	for ci := range all {
+		go func() {
+			c, err := net.Dial("tcp", a.addr)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer c.Close()
+			c.SetDeadline(time.Now().Add(120 * time.Second))
+			go io.WriteString(c, encodeAll(all[ci]))
+			rd := bufio.NewReaderSize(c, 1<<16)
+			for range all[ci] {
+				r, err := readReply(rd)
+				if err != nil {
+					errs <- err
+					return
+				}
+				got[ci] = append(got[ci], r)
+			}
+			errs <- nil
+		}()
+	}
+	for range all {
+		require.NoError(t, <-errs)
+	}
+	for ci := range all {
+		want := oneByOne(t, b.addr, all[ci])
+		for i := range want {
+			require.Equal(t, want[i], got[ci][i], "client %d command %d %q", ci, i, all[ci][i])
+		}
+	}
+}
