@@ -187,12 +187,14 @@ func (s *Server) flushExists(c redcon.Conn, cl *client) {
 		for range items {
 			writeBool(c, false)
 		}
+		b.release(len(items))
 		return
 	}
 	if err != nil {
 		for range items {
 			s.keyError(c, err)
 		}
+		b.release(len(items))
 		return
 	}
 	found := b.found[:0]
@@ -205,6 +207,18 @@ func (s *Server) flushExists(c redcon.Conn, cl *client) {
 	}
 	b.found = found
 	k.reply(c, found[:len(items)])
+	b.release(len(items))
+}
+
+// release drops the batch's slices of the read buffer (they would keep a
+// buffer dropped by the reader alive), and its arrays when a large read
+// grew them.
+func (b *existsBatch) release(n int) {
+	b.key = nil
+	clear(b.items[:n]) // the ones after were cleared by their own batch
+	if cap(b.items) > maxArgsKept {
+		b.items, b.found = nil, nil
+	}
 }
 
 // reply writes one reply per lookup (1 or true: found; resp3.go) and counts them.

@@ -3,6 +3,7 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sync/atomic"
 	"syscall"
@@ -90,6 +91,7 @@ type guardConn struct {
 	neg                     bool
 	args, left, cmd, inline int
 	failed                  error
+	later                   string // the protocol error to send once the commands before it are handed
 }
 
 const (
@@ -123,11 +125,24 @@ func (g *guardConn) Read(p []byte) (int, error) {
 			}
 			return n, nil
 		}
+		if g.later != "" {
+			msg := g.later
+			g.later = ""
+			return 0, g.fail(msg)
+		}
 		if g.failed != nil {
 			return 0, g.failed
 		}
 		if g.scanned < len(g.hold) {
 			msg, end, stop := g.scan(g.hold[g.scanned:])
+			if msg != "" && end > 0 {
+				// The whole commands before the error are answered
+				// first; the bytes after them are dropped.
+				g.later = msg
+				g.ready = g.scanned + end
+				g.scanned, g.hold = g.ready, g.hold[:g.ready]
+				continue
+			}
 			if msg != "" {
 				return 0, g.fail(msg)
 			}
@@ -148,6 +163,10 @@ func (g *guardConn) Read(p []byte) (int, error) {
 			n, err := g.Conn.Read(p)
 			g.s.stats.netIn.add(g.stripe, int64(n))
 			msg, end, stop := g.scan(p[:n])
+			if msg != "" && end > 0 {
+				g.later = msg // after the whole commands before it
+				return end, nil
+			}
 			if msg != "" {
 				return 0, g.fail(msg)
 			}
@@ -224,7 +243,8 @@ func (g *guardConn) Close() error {
 }
 
 // scan advances the framing state over p and returns the error to send
-// (or ""), the end of the last whole command in p, and how far it scanned:
+// (or ""), the end of the last whole command in p (before the error, if
+// any), and how far it scanned:
 // all of p, or before AUTH the end of the first whole command.
 func (g *guardConn) scan(p []byte) (msg string, end, stop int) {
 	for i := 0; i < len(p); i++ {
@@ -246,7 +266,7 @@ func (g *guardConn) scan(p []byte) (msg string, end, stop int) {
 			}
 			g.inline += j - i
 			if g.inline > g.lim.inline {
-				return "too big inline request", 0, 0
+				return "too big inline request", end, 0
 			}
 			i = j
 			if j < len(p) {
@@ -258,18 +278,18 @@ func (g *guardConn) scan(p []byte) (msg string, end, stop int) {
 			}
 		case stCount, stLen:
 			if msg := g.digit(c); msg != "" {
-				return msg, 0, 0
+				return msg, end, 0
 			}
 		case stCountLF, stLenLF:
 			if c != '\n' {
-				return "expected LF after the length", 0, 0
+				return "expected LF after the length", end, 0
 			}
 			if msg := g.length(); msg != "" {
-				return msg, 0, 0
+				return msg, end, 0
 			}
 		case stDollar:
 			if c != '$' {
-				return fmt.Sprintf("expected '$', got '%c'", c), 0, 0
+				return fmt.Sprintf("expected '$', got '%c'", c), end, 0
 			}
 			g.st, g.n, g.digits, g.neg = stLen, 0, 0, false
 		case stData:
@@ -346,9 +366,16 @@ func (g *guardConn) length() string {
 // command to stop early (KEYS over many names). It looks without blocking
 // for more than a millisecond; bytes that arrived are kept for the reader.
 // Call it only from the handler (the goroutine that reads).
+//
+// A client that half-closed (shutdown(SHUT_WR) after its pipeline, as
+// `nc -N` and scripts do) reads as EOF here exactly like one that closed,
+// and still waits for its replies: EOF is not gone, only a reset is.
 func (g *guardConn) gone() bool {
-	if g.readErr != nil || g.failed != nil {
+	if g.failed != nil {
 		return true
+	}
+	if g.readErr != nil {
+		return !errors.Is(g.readErr, io.EOF)
 	}
 	if len(g.hold) > 0 || !g.room(512) {
 		return false // input is waiting: the client is there
@@ -361,7 +388,7 @@ func (g *guardConn) gone() bool {
 	var ne net.Error
 	if err != nil && !(errors.As(err, &ne) && ne.Timeout()) {
 		g.readErr = err
-		return true
+		return !errors.Is(err, io.EOF)
 	}
 	return false
 }

@@ -140,8 +140,21 @@ func TestGuardGone(t *testing.T) {
 	n, err := g.Read(buf)
 	require.NoError(t, err)
 	require.Equal(t, "*1\r\n$4\r\nPING\r\n", string(buf[:n]))
+	// A half-close (or a close: the same FIN) is not gone: the client may
+	// still read its replies. A reset (a killed client, one that closed
+	// with replies unread) is.
+	require.NoError(t, c.(*net.TCPConn).SetLinger(0))
 	require.NoError(t, c.Close())
 	require.Eventually(t, g.gone, 5*time.Second, time.Millisecond)
+
+	c, err = net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	nc, err = gl.Accept()
+	require.NoError(t, err)
+	defer nc.Close()
+	require.NoError(t, c.(*net.TCPConn).CloseWrite())
+	require.Never(t, nc.(*guardConn).gone, 100*time.Millisecond, time.Millisecond)
 }
 
 // emfileListener fails every Accept with EMFILE, as a listener does when

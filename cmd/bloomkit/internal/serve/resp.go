@@ -48,14 +48,26 @@ var (
 func (rd *respReader) reset() {
 	n := copy(rd.buf, rd.buf[rd.r:rd.w])
 	rd.r, rd.w = 0, n
+	dropped := false
 	if n == 0 && cap(rd.buf) > 4*respBufSize {
-		rd.buf = nil
+		rd.buf, dropped = nil, true
 	}
 	if cap(rd.inl) > 4*respBufSize {
-		rd.inl = nil
+		rd.inl, dropped = nil, true
 	}
 	rd.inl = rd.inl[:0]
+	// The argument slices kept for reuse point into the buffers: they
+	// would keep a dropped one alive (and themselves weigh 24 bytes an
+	// argument of the largest command).
+	if cap(rd.args) > maxArgsKept {
+		rd.args = nil
+	} else if dropped {
+		clear(rd.args[:cap(rd.args)])
+	}
 }
+
+// maxArgsKept is the most argument slices a connection keeps for reuse.
+const maxArgsKept = 1024
 
 // space returns the free end of the buffer to read into (after reset),
 // growing it when a command fills it.

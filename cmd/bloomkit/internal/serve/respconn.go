@@ -164,6 +164,23 @@ func (c *respConn) run() bool {
 		}
 		n++
 		s.handle(c, redcon.Command{Args: args})
+		if len(c.out) >= maxOutHeld && !c.closed {
+			// The replies so far go out before the next command runs:
+			// a read of small commands with large replies (16 KiB of
+			// KEYS *) would otherwise hold them all, and a client that
+			// does not read them costs this connection's goroutine a
+			// blocked write, not memory. Nothing is held meanwhile:
+			// the readers are idle and Shutdown does not wait for it.
+			if cl != nil {
+				s.endBatch(c, cl)
+			}
+			s.leave(c.stripe)
+			s.stats.commands.add(c.stripe, int64(n))
+			entered, n = false, 0
+			if !c.flush() {
+				return false
+			}
+		}
 	}
 	if cl != nil {
 		s.endBatch(c, cl)
@@ -173,18 +190,29 @@ func (c *respConn) run() bool {
 		s.stats.commands.add(c.stripe, int64(n))
 	}
 	c.rd.reset()
-	if len(c.out) > 0 {
-		_, err := c.nc.Write(c.out)
-		if cap(c.out) > 4*respBufSize {
-			c.out = nil
-		} else {
-			c.out = c.out[:0]
-		}
-		if err != nil {
-			return false
-		}
+	return c.flush() && !c.closed
+}
+
+// maxOutHeld is how many bytes of replies a connection holds before it
+// writes them, within a read: the bound on the memory of its replies (and
+// one command's reply on top), where Redis's normal clients have none
+// (client-output-buffer-limit normal 0 0 0).
+const maxOutHeld = 2 * respBufSize
+
+// flush writes the replies held; false when the write failed.
+func (c *respConn) flush() bool {
+	if len(c.out) == 0 {
+		return true
 	}
-	return !c.closed
+	_, err := c.nc.Write(c.out)
+	if cap(c.out) > respBufSize {
+		// Not kept for an idle client: 10,000 clients that once got a
+		// 48 KiB reply would hold 480 MB.
+		c.out = nil
+	} else {
+		c.out = c.out[:0]
+	}
+	return err == nil
 }
 
 // endBatch answers the lookups still queued and releases the filters the
