@@ -77,7 +77,6 @@ func TestAttackIdleReadersAcrossDel(t *testing.T) {
 // sent finds the item every time; one sent after the DEL replied and
 // answered before the next add was sent finds it never.
 func TestAttackExistsRacingWrites(t *testing.T) {
-	t.Skip("defect in keys.go/store.go: lookup's evictIdle closes the key it just opened when the other open keys' write locks are held; see the commit that added this test")
 	rounds := 300
 	if testing.Short() {
 		rounds = 150
