@@ -144,8 +144,11 @@ func (s *Server) maxOpenKeys() int64 {
 
 // evictIdle closes least recently used keys while more than the bound are
 // open. Keys whose write lock is held (a write in progress) are passed
-// over. It takes locks in the usual order: e.wmu, then s.mu.
-func (s *Server) evictIdle() {
+// over, and so is keep: the key the caller just opened or created, which
+// closing would send its own command round again (with the only other key
+// busy, every retry of a lookup closed the entry it had just opened). It
+// takes locks in the usual order: e.wmu, then s.mu.
+func (s *Server) evictIdle(keep *entry) {
 	limit := s.maxOpenKeys()
 	for tries := 0; s.keys.open.Load() > limit && tries < 4*int(limit)+16; tries++ {
 		s.mu.Lock()
@@ -156,6 +159,10 @@ func (s *Server) evictIdle() {
 		}
 		sl := front.Value.(*slot)
 		s.keys.clock.MoveToBack(front)
+		if sl.e == keep {
+			s.mu.Unlock()
+			continue
+		}
 		if sl.used.Load() {
 			sl.used.Store(false)
 			s.mu.Unlock()

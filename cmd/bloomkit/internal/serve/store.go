@@ -63,7 +63,7 @@ func (s *Server) lookup(name []byte) (*entry, error) {
 	}
 	e, err := s.open(string(name))
 	if e != nil {
-		s.evictIdle()
+		s.evictIdle(e)
 		s.replayOnOpen(e)
 	}
 	return e, err
@@ -193,7 +193,7 @@ func (s *Server) create(name []byte, sp spec) (*entry, error) {
 	}
 	e, err := s.createLocked(name, sp, est)
 	if e != nil {
-		s.evictIdle()
+		s.evictIdle(e)
 	}
 	return e, err
 }
