@@ -56,7 +56,7 @@ RESTART_CAP=${RESTART_CAP:-860000000}     # capacity of the restart filter (8.6e
 RESTART_ITEMS=${RESTART_ITEMS:-130000000} # adds written to its log (8 bytes each: 1 GB)
 RESTART_RB=${RESTART_RB:-1}       # also time RedisBloom's restart from its AOF of the same adds
 SETTLE=${SETTLE:-3}               # seconds waited after adds for the last everysec sync
-BK_NOCHECKPOINT=${BK_NOCHECKPOINT:-} # bloomkit flags that keep checkpoints off while the log is written (set after the WAL merge)
+BK_NOCHECKPOINT=${BK_NOCHECKPOINT:--checkpoint-bytes 1TiB -checkpoint-interval 1000h} # bloomkit flags that keep checkpoints off while the log is written
 BK_STOP_SIGNAL=${BK_STOP_SIGNAL:-KILL} # how the server stops before the restart (KILL: the log is replayed)
 CASES=${CASES:-lookups madd restart scaling}
 for v in SMALL BIG N_P16 N_C1 MADD_CAP MADD_ITEMS RESTART_CAP RESTART_ITEMS; do printf -v "$v" %s "$(num "${!v}")"; done

@@ -5,17 +5,17 @@
 # The server flags that change with the write-ahead log are variables, set
 # in the environment to override:
 #   BK_FLAGS        durability flags of bloomkit serve, the same durability as
-#                   RB_FLAGS (today -fsync-interval 1s; with the WAL e.g.
-#                   "-fsync everysec")
+#                   RB_FLAGS (-fsync everysec: the write-ahead log fsynced
+#                   every -fsync-interval, 1 s)
 #   BK_EXTRA        any other bloomkit serve flags
 #   RB_FLAGS        redis-server's durability (appendonly yes, everysec)
 #   BK_CHECKPOINT_INFO  regex of the INFO line counting bloomkit's checkpoints
 #   BK_REPLAY_INFO      regex of the INFO line giving the replay time at start
-BK_FLAGS=${BK_FLAGS:--fsync-interval 1s}
+BK_FLAGS=${BK_FLAGS:--fsync everysec -fsync-interval 1s}
 BK_EXTRA=${BK_EXTRA:-}
 RB_FLAGS=${RB_FLAGS:---appendonly yes --appendfsync everysec}
-BK_CHECKPOINT_INFO=${BK_CHECKPOINT_INFO:-^[a-z_]*checkpoints?:}
-BK_REPLAY_INFO=${BK_REPLAY_INFO:-^[a-z_]*replay[a-z_]*(seconds|_s|_ms|time)[a-z_]*:}
+BK_CHECKPOINT_INFO=${BK_CHECKPOINT_INFO:-^wal_checkpoints:}
+BK_REPLAY_INFO=${BK_REPLAY_INFO:-^wal_replay_ms_at_start:}
 PORT=${PORT:-17400}
 HOST=127.0.0.1
 

@@ -100,8 +100,8 @@ func TestKeyFiles(t *testing.T) {
 func TestReport(t *testing.T) {
 	cfg := smallConfig("", "")
 	cfg.N = 1000
-	bk := &Result{Config: cfg, Final: Point{Items: 1000, Bits: 12, FPRate: 0.009, FNChecked: 10, FileBytes: 1500},
-		Points: []Point{{Items: 100, Bits: 30, FPRate: 0.002, FNChecked: 10}}}
+	bk := &Result{Config: cfg, Final: Point{Items: 1000, Bits: 12, InfoSize: 1500, FPRate: 0.009, FNChecked: 10, FileBytes: 1500},
+		Points: []Point{{Items: 100, Bits: 30, InfoSize: 375, FPRate: 0.002, FNChecked: 10}}}
 	bk.MExists.Rate = 3e6
 	rb := &Result{Config: cfg, Final: Point{Items: 1000, Bits: 40, FPRate: 0.009, FNChecked: 10}}
 	rb.MExists.Rate = 1e6
@@ -130,7 +130,7 @@ func TestReport(t *testing.T) {
 	require.Contains(t, out.String(), "| FAIL |")
 	require.Contains(t, out.String(), "| 3.00 | ≥ 2× RB | pass |")
 	require.ErrorContains(t, run([]string{"report", "-strict", "-bloomkit", bp, "-redisbloom", rp}, io.Discard), "missed")
-	bk.Points[0].Bits = 20
+	bk.Points[0].Bits, bk.Points[0].InfoSize = 20, 250
 	bp = write("bk.json", bk)
 	require.NoError(t, run([]string{"report", "-strict", "-bloomkit", bp, "-redisbloom", rp}, io.Discard))
 }
