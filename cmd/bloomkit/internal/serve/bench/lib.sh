@@ -1,6 +1,6 @@
 # Shared by issue32.sh and issue33.sh (sourced, not run): starting and
 # stopping the two servers, redis-benchmark figures, medians, the machine
-# header and the targets' table. docs/serve-bench.md describes the scripts.
+# header and the targets' table. docs/serve.md, "Benchmarks against RedisBloom", describes the scripts.
 #
 # The server flags that change with the write-ahead log are variables, set
 # in the environment to override:

@@ -1,5 +1,5 @@
 // Package bench holds the benchmark scripts of bloomkit serve against
-// RedisBloom (issue32.sh, issue33.sh; docs/serve-bench.md) and their smoke
+// RedisBloom (issue32.sh, issue33.sh; docs/serve.md, "Benchmarks against RedisBloom",) and their smoke
 // test. The Go programs they run are in growth/ and firstanswer/.
 package bench
 

@@ -18,7 +18,7 @@
 //	growth report -bloomkit bk.json -redisbloom rb.json
 //
 // Added items are "item:<i>", never-added ones "never:<i>" (i from 0): the
-// same keys on every server. docs/serve-bench.md tells how to read the output.
+// same keys on every server. docs/serve.md, "Benchmarks against RedisBloom", tells how to read the output.
 package main
 
 import (
