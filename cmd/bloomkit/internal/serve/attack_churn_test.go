@@ -36,7 +36,7 @@ func deletedMaps(t *testing.T, dir string) int {
 // after each BF.ADD acknowledged, every connection finds the item.
 func TestAttackIdleReadersAcrossDel(t *testing.T) {
 	n := 1000
-	if testing.Short() {
+	if !long() { // the large form with BLOOMKIT_LONG=1 (.ci/run)
 		n = 200
 	}
 	dir := t.TempDir()
@@ -78,7 +78,7 @@ func TestAttackIdleReadersAcrossDel(t *testing.T) {
 // answered before the next add was sent finds it never.
 func TestAttackExistsRacingWrites(t *testing.T) {
 	rounds := 300
-	if testing.Short() {
+	if !long() { // the large form with BLOOMKIT_LONG=1 (.ci/run)
 		rounds = 150
 	}
 	ts := start(t, cfgWith(func(c *Config) { c.MaxOpenKeys = 1 }))

@@ -122,8 +122,11 @@ func requireAllPresent(t *testing.T, p *served, key string, acked [][]int, what 
 // and -fsync always.
 func TestKillDuringMAddsWAL(t *testing.T) {
 	total := 1_000_000
-	if long() {
+	switch {
+	case long():
 		total = 10_000_000
+	case raceEnabled:
+		total = 200_000 // the server under the race detector: the first pass kills it at 10^6
 	}
 	for _, mode := range []string{"everysec", "always"} {
 		t.Run("fsync="+mode, func(t *testing.T) {
