@@ -110,7 +110,7 @@ func TestScriptsQuick(t *testing.T) {
 		{"issue32.sh", []string{"BF.EXISTS hits -c 50 -P 16, 100000", "BF.EXISTS hits -c 50 -P 16, 1000000", "BF.EXISTS hits -c 1",
 			"BF.MADD into reserved", "disk bytes written per added item", "restart to first answer", "replay rate"}},
 		{"issue33.sh", []string{"bits/item at 100000 items", "false-positive rate on 100000", "false negatives", "BF.MEXISTS never-added",
-			"largest bits/item at the points", "largest false-positive rate"}},
+			"largest bits/item of the filter (BF.INFO Size) at the points", "largest false-positive rate"}},
 	} {
 		if tc.script == "issue32.sh" && runtime.NumCPU() >= 2 {
 			tc.rows = append(tc.rows, "scaling:") // skipped, with a line, on one CPU
