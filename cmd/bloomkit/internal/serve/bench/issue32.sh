@@ -26,16 +26,10 @@
 # Every size and flag is a variable below (set it in the environment).
 # WORKDIR must be on a disk (not tmpfs): write_bytes counts only real writes.
 set -euo pipefail
-BK=${1:?usage: issue32.sh BLOOMKIT REDISBLOOM_SO [WORKDIR]}
-SO=${2:?usage: issue32.sh BLOOMKIT REDISBLOOM_SO [WORKDIR]}
-BK=$(realpath "$BK")
-SO=$(realpath "$SO")
-W=${3:-$(mktemp -d /var/tmp/bloomkit-issue32.XXXXXX)}
-mkdir -p "$W"
-W=$(realpath "$W")
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
+script_args issue32 "$@"
 
 QUICK=${QUICK:-0}
 if [ "$QUICK" = 1 ]; then

@@ -12,16 +12,10 @@
 #   QUICK=1   N=1e5, smaller samples, 1 s of BF.MEXISTS (a smoke run: seconds)
 # Sizes and flags are variables below and in lib.sh (BK_FLAGS, BK_EXTRA, RB_FLAGS).
 set -euo pipefail
-BK=${1:?usage: issue33.sh BLOOMKIT REDISBLOOM_SO [WORKDIR]}
-SO=${2:?usage: issue33.sh BLOOMKIT REDISBLOOM_SO [WORKDIR]}
-BK=$(realpath "$BK")
-SO=$(realpath "$SO")
-W=${3:-$(mktemp -d /var/tmp/bloomkit-issue33.XXXXXX)}
-mkdir -p "$W"
-W=$(realpath "$W")
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
+script_args issue33 "$@"
 
 QUICK=${QUICK:-0}
 if [ "$QUICK" = 1 ]; then

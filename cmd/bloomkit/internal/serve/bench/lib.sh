@@ -17,6 +17,18 @@ RB_FLAGS=${RB_FLAGS:---appendonly yes --appendfsync everysec}
 BK_CHECKPOINT_INFO=${BK_CHECKPOINT_INFO:-^wal_checkpoints:}
 BK_REPLAY_INFO=${BK_REPLAY_INFO:-^wal_replay_ms_at_start:}
 PORT=${PORT:-17400}
+
+# script_args NAME BLOOMKIT REDISBLOOM_SO [WORKDIR] sets BK, SO and W (the
+# work folder, a new one in /var/tmp by default), as absolute paths.
+script_args() {
+	local name=$1
+	shift
+	BK=$(realpath "${1:?usage: $name.sh BLOOMKIT REDISBLOOM_SO [WORKDIR]}")
+	SO=$(realpath "${2:?usage: $name.sh BLOOMKIT REDISBLOOM_SO [WORKDIR]}")
+	W=${3:-$(mktemp -d "/var/tmp/bloomkit-$name.XXXXXX")}
+	mkdir -p "$W"
+	W=$(realpath "$W")
+}
 HOST=127.0.0.1
 
 # Server processes this script started, stopped at exit (by their ids).
