@@ -208,6 +208,9 @@ func (s *Server) clientKill(c redcon.Conn, cl *client, args [][]byte) {
 			continue
 		}
 		victims = append(victims, o.conn)
+		// Gone from the list now, as in Redis, not when its reader
+		// notices the close: a second CLIENT KILL or LIST does not see it.
+		delete(s.x.clients, o.id)
 	}
 	s.x.mu.Unlock()
 	switch {
