@@ -2,7 +2,9 @@ package serve
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -180,10 +182,19 @@ func (s *Server) insert(c redcon.Conn, key []byte, items [][]byte, sp spec, crea
 	}
 }
 
+// writerTries bounds the retries of writer when the key keeps changing.
+const writerTries = 100
+
 // writer returns the entry of key locked for writing (e.wmu held), its
 // file open for writing, created from sp when it has none and create is set.
 func (s *Server) writer(key []byte, sp spec, create bool) (*entry, error) {
-	for range 3 {
+	// Another client can drop the entry between the lookup and the lock
+	// (DEL, or evicting it to open another key under -max-open-keys): try
+	// again, yielding after the first tries so that the dropper finishes.
+	for try := range writerTries {
+		if try >= 3 {
+			runtime.Gosched()
+		}
 		e, err := s.lookup(key)
 		if errors.Is(err, errNoKey) && create {
 			e, err = s.create(key, sp)
@@ -208,5 +219,5 @@ func (s *Server) writer(key []byte, sp spec, create bool) (*entry, error) {
 		}
 		return e, nil
 	}
-	return nil, errors.New("key changed under the command three times; try again")
+	return nil, fmt.Errorf("key changed under the command %d times; try again", writerTries)
 }

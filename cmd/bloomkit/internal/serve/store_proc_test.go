@@ -197,9 +197,9 @@ func TestSigtermDuringPipelinedCreation(t *testing.T) {
 	dir := t.TempDir()
 	p := startServed(t, dir, nil)
 	const clients, batch = 4, 64
-	creations, acks := 512, int64(200)
+	creations, acks := 192, int64(80)
 	if raceEnabled { // the server under the race detector: smaller, same races
-		creations, acks = 128, 50
+		creations, acks = 96, 40
 	}
 	acked := make([][]int, clients)
 	var wg sync.WaitGroup
@@ -214,8 +214,8 @@ func TestSigtermDuringPipelinedCreation(t *testing.T) {
 			defer wg.Done()
 			defer close(sent)
 			var buf strings.Builder
-			// Creations go on until the stop refuses them or 512 were
-			// sent (the SIGTERM lands after 200 acknowledgements): each
+			// Creations go on until the stop refuses them or 192 were
+			// sent (the SIGTERM lands after 80 acknowledgements): each
 			// creation and each created key's checkpoint at the stop
 			// fsyncs (about 10 ms a key here).
 			for i := 0; i < creations; i += batch {
