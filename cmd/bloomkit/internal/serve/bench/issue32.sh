@@ -6,7 +6,11 @@
 #
 #   lookups   BF.EXISTS hits, redis-benchmark -c 50 -P 16, on a SMALL-item
 #             (1e5) and a BIG-item (1e8, 124 MB) filter at p = 0.01; -c 1 on
-#             the small one
+#             the small one. With PIN=1 (the default on 2 or more CPUs) each
+#             server runs on CPU 0 alone and redis-benchmark on CPU 1: one core
+#             each, as RedisBloom executes commands on one thread (PIN=0: all
+#             three share every CPU, and the generator takes its share from
+#             the server that uses both cores)
 #   madd      BF.MADD of 1,000 items a call, 16 pipelined, into a reserved
 #             MADD_CAP (1e8) NONSCALING filter: items/s, bytes written to disk
 #             per item (/proc/PID/io write_bytes), checkpoints from INFO
@@ -71,8 +75,14 @@ if has_case lookups; then
 		[ -f "$f" ] || items12 "$n" | "$BK" build -variant partitioned -n "$n" -p 0.01 -o "$f" >/dev/null 2>&1
 	done
 	rm -rf "$W/lookups/rb"
-	bk_start "$W/lookups/bk" $BKP
-	rb_start "$W/lookups/rb" $RBP
+	PIN=${PIN:-$([ "$(nproc)" -ge 2 ] && echo 1 || echo 0)}
+	srv_cpu=""
+	if [ "$PIN" = 1 ]; then
+		srv_cpu=0
+		echo "  pinned: each server on CPU 0, redis-benchmark on CPU 1"
+	fi
+	bk_start "$W/lookups/bk" $BKP $srv_cpu
+	rb_start "$W/lookups/rb" $RBP $srv_cpu
 	for n in $SMALL $BIG; do
 		redis-cli -p $RBP BF.RESERVE "hits$n" 0.01 "$n" NONSCALING >/dev/null
 		fill_rb $RBP "hits$n" "$n"
@@ -81,9 +91,10 @@ if has_case lookups; then
 	lookup_case() { # NAME ITEMS TARGET REDIS-BENCHMARK-ARGS...
 		local name=$1 n=$2 target=$3 a b bks=() rbs=()
 		shift 3
+		[ "$PIN" = 1 ] && name="$name, pinned"
 		for _ in $(seq 1 "$ALTS"); do
-			a=$(rps $BKP "$@" -r "$n" BF.EXISTS "hits$n" __rand_int__)
-			b=$(rps $RBP "$@" -r "$n" BF.EXISTS "hits$n" __rand_int__)
+			a=$(GEN_CPUS=${srv_cpu:+1} rps $BKP "$@" -r "$n" BF.EXISTS "hits$n" __rand_int__)
+			b=$(GEN_CPUS=${srv_cpu:+1} rps $RBP "$@" -r "$n" BF.EXISTS "hits$n" __rand_int__)
 			bks+=("$a") rbs+=("$b")
 			echo "  $name: bloomkit $a, RedisBloom $b requests/s"
 		done
@@ -248,7 +259,7 @@ elif has_case scaling; then
 	SCALE_ALL=${SCALE_ALL:-0-$((NCPU - 1))} # the server's CPUs for "every core"
 	GEN_ONE=${GEN_ONE:-1}                   # the generator's CPUs while the server has one
 	GEN_ALL=${GEN_ALL:-$SCALE_ALL}          # the generator's CPUs while the server has SCALE_ALL
-	echo "## scaling: BF.EXISTS -c 50 -P 16 on the $SMALL-item filter; server on CPU $SCALE_ONE (generator on CPUs $GEN_ONE) against the server on CPUs $SCALE_ALL (generator on CPUs $GEN_ALL$([ "$GEN_ALL" = "$SCALE_ALL" ] && echo ', sharing them'))"
+	echo "## scaling: BF.EXISTS -c 50 -P 16 on the $SMALL-item filter (generator ${SCALE_GEN:-firehose}); server on CPU $SCALE_ONE (generator on CPUs $GEN_ONE) against the server on CPUs $SCALE_ALL (generator on CPUs $GEN_ALL$([ "$GEN_ALL" = "$SCALE_ALL" ] && echo ', sharing them'))"
 	mkdir -p "$W/scaling/bk"
 	f="$W/scaling/bk/hits$SMALL.bloom"
 	[ -f "$f" ] || items12 "$SMALL" | "$BK" build -variant partitioned -n "$SMALL" -p 0.01 -o "$f" >/dev/null 2>&1
@@ -258,6 +269,21 @@ elif has_case scaling; then
 		fill_rb $RBP "hits$SMALL" "$SMALL"
 		stop "$RBPID"
 	fi
+	# The generator: firehose (bench/firehose: prepared pipelines, a few
+	# system calls each, so it leaves the server most of the machine) or,
+	# with SCALE_GEN=redis-benchmark, redis-benchmark (a whole core at
+	# 0.5-0.7 M requests/s: it is then the limit).
+	SCALE_GEN=${SCALE_GEN:-firehose}
+	FH="$W/firehose"
+	[ "$SCALE_GEN" = firehose ] && (cd "$HERE/firehose" && go build -o "$FH" .)
+	gen_run() { # PORT CPUS: requests/s
+		if [ "$SCALE_GEN" = firehose ]; then
+			taskset -c "$2" "$FH" -addr $HOST:"$1" -key "hits$SMALL" -r "$SMALL" -c 50 -P 16 -n "$N_P16" | cut -d' ' -f1
+		else
+			taskset -c "$2" redis-benchmark -h $HOST -p "$1" --csv -c 50 -P 16 -n "$N_P16" \
+				-r "$SMALL" BF.EXISTS "hits$SMALL" __rand_int__ 2>/dev/null | tail -1 | cut -d, -f2 | tr -d '"'
+		fi
+	}
 	# scale_one SERVER SERVER_CPUS GENERATOR_CPUS: "requests/s server_cpu% generator_cpu%"
 	# (CPU % of one core: user+system time over the run's wall time).
 	scale_one() {
@@ -266,8 +292,7 @@ elif has_case scaling; then
 		hz=$(getconf CLK_TCK)
 		tf=$(mktemp)
 		s0=$(cpu_ticks "$pid") t0=$(date +%s.%N)
-		r=$( { TIMEFORMAT=%P; time taskset -c "$3" redis-benchmark -h $HOST -p "$port" --csv -c 50 -P 16 -n "$N_P16" \
-			-r "$SMALL" BF.EXISTS "hits$SMALL" __rand_int__ 2>/dev/null | tail -1 | cut -d, -f2 | tr -d '"'; } 2>"$tf")
+		r=$( { TIMEFORMAT=%P; time gen_run "$port" "$3"; } 2>"$tf")
 		s1=$(cpu_ticks "$pid") t1=$(date +%s.%N)
 		gen=$(tr -d ' \n' <"$tf")
 		rm -f "$tf"

@@ -103,9 +103,10 @@ rb_settle() {
 
 # rps PORT REDIS-BENCHMARK-ARGS...: requests per second of one redis-benchmark run.
 rps() {
-	local port=$1
+	local port=$1 pin=()
 	shift
-	redis-benchmark -h $HOST -p "$port" --csv "$@" 2>/dev/null | tail -1 | cut -d, -f2 | tr -d '"'
+	[ -n "${GEN_CPUS:-}" ] && pin=(taskset -c "$GEN_CPUS")
+	"${pin[@]}" redis-benchmark -h $HOST -p "$port" --csv "$@" 2>/dev/null | tail -1 | cut -d, -f2 | tr -d '"'
 }
 
 # num X: X as an integer (sizes may be given as 1e7).
