@@ -48,7 +48,7 @@ func serveCommand(fs *flag.FlagSet, std stdio) func(args []string) error {
 	fs.IntVar(&cfg.MaxOpenKeys, "max-open-keys", serve.DefaultMaxOpenKeys, "keys open at once (a descriptor and a mapping each); the least recently used beyond are closed (sealed if written) and reopened on next use; at most half of ulimit -n")
 	fs.BoolVar(&cfg.ReadOnly, "read-only", false, "serve the folder read-only: writes get READONLY, no file is opened for writing (a folder only builds publish into)")
 	fs.BoolVar(&cfg.EnableFlush, "enable-flush", false, "allow FLUSHDB and FLUSHALL, which delete every filter file in DIR")
-	return func(args []string) error {
+	return profiled(fs, func(args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("unexpected arguments %q: serve takes flags only", args)
 		}
@@ -82,7 +82,7 @@ func serveCommand(fs *flag.FlagSet, std stdio) func(args []string) error {
 		defer stop()
 		go func() { <-ctx.Done(); stop() }()
 		return s.Serve(ctx)
-	}
+	})
 }
 
 // checkPassFile refuses a -requirepass-file that other users can write
