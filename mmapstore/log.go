@@ -190,7 +190,7 @@ func OpenLog(path string) (*Log, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open log", Path: path, Err: err}
 	}
-	l, err := openLog(f, path)
+	l, err := openLog(f, path, nil)
 	if err != nil {
 		f.Close()
 		return nil, &fs.PathError{Op: "open log", Path: path, Err: err}
@@ -198,11 +198,13 @@ func OpenLog(path string) (*Log, error) {
 	return l, nil
 }
 
-func openLog(f *os.File, path string) (*Log, error) {
+// openLog is OpenLog of the open file f; fn (when not nil) is given the
+// log's header, then returns what scanLog calls with the digests.
+func openLog(f *os.File, path string, fn func(LogInfo) func([]hashing.Digest) error) (*Log, error) {
 	if err := lockExclusive(f); err != nil {
 		return nil, err
 	}
-	li, end, count, size, err := scanLog(f)
+	li, end, count, size, err := scanLog(f, fn)
 	if err != nil {
 		return nil, err
 	}
@@ -220,8 +222,10 @@ func openLog(f *os.File, path string) (*Log, error) {
 
 // scanLog reads the log in f from the start and returns its header, the
 // end of its last valid record, the digests in its records and the file's
-// size. Invalid bytes at the end are allowed up to MaxLogWrite.
-func scanLog(f *os.File) (li LogInfo, end int64, count uint64, size int64, err error) {
+// size. Invalid bytes at the end are allowed up to MaxLogWrite. When fn is
+// not nil, it is given the header, and what it returns (when not nil) is
+// called with the digests of each valid record, in order.
+func scanLog(f *os.File, fn func(LogInfo) func([]hashing.Digest) error) (li LogInfo, end int64, count uint64, size int64, err error) {
 	st, err := f.Stat()
 	if err != nil {
 		return li, 0, 0, 0, err
@@ -237,7 +241,11 @@ func scanLog(f *os.File) (li LogInfo, end int64, count uint64, size int64, err e
 	if li, err = decodeLogHeader(hdr); err != nil {
 		return li, 0, 0, size, err
 	}
-	end, count, err = walkLog(f, li, LogHeaderSize, size, nil)
+	var each func([]hashing.Digest) error
+	if fn != nil {
+		each = fn(li)
+	}
+	end, count, err = walkLog(f, li, LogHeaderSize, size, each)
 	if err != nil {
 		return li, 0, 0, size, err
 	}
