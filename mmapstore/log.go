@@ -142,6 +142,7 @@ type Log struct {
 	open    int    // start in buf of the record still taking digests; -1: none
 	dropped int64  // invalid tail bytes removed when opened
 	closed  bool
+	sum     xxh3.Hasher // seal's, reused: an append allocates nothing
 }
 
 // CreateLog creates a new, empty digest log at path (which must not exist)
@@ -265,6 +266,7 @@ func walkLog(r io.ReaderAt, li LogInfo, start, limit int64, fn func([]hashing.Di
 	rec := make([]byte, LogRecordHeaderSize, LogRecordHeaderSize+MaxLogRecord*width)
 	var ds []hashing.Digest
 	var count uint64
+	var sum xxh3.Hasher
 	off := start
 	for {
 		if _, err := io.ReadFull(br, rec[:LogRecordHeaderSize]); err != nil {
@@ -279,7 +281,7 @@ func walkLog(r io.ReaderAt, li LogInfo, start, limit int64, fn func([]hashing.Di
 		if _, err := io.ReadFull(br, rec[LogRecordHeaderSize:]); err != nil {
 			return off, count, eofIsEnd(err)
 		}
-		if binary.LittleEndian.Uint64(rec[8:]) != recordSum(rec, off) {
+		if binary.LittleEndian.Uint64(rec[8:]) != recordSum(&sum, rec, off) {
 			return off, count, nil
 		}
 		if fn != nil {
@@ -303,9 +305,10 @@ func eofIsEnd(err error) error {
 }
 
 // recordSum is the checksum of the record rec (its header and digests) at
-// file offset off: its sum field is left out.
-func recordSum(rec []byte, off int64) uint64 {
-	h := xxh3.NewSeed(uint64(off))
+// file offset off: its sum field is left out. h is the caller's hasher,
+// reused (a new seeded one costs two allocations).
+func recordSum(h *xxh3.Hasher, rec []byte, off int64) uint64 {
+	h.ResetSeed(uint64(off))
 	h.Write(rec[:8])
 	h.Write(rec[LogRecordHeaderSize:])
 	return h.Sum64()
@@ -455,7 +458,7 @@ func (l *Log) seal() {
 	}
 	rec := l.buf[l.open:]
 	binary.LittleEndian.PutUint32(rec, uint32((len(rec)-LogRecordHeaderSize)/l.width))
-	binary.LittleEndian.PutUint64(rec[8:], recordSum(rec, l.end+int64(l.open)))
+	binary.LittleEndian.PutUint64(rec[8:], recordSum(&l.sum, rec, l.end+int64(l.open)))
 	l.open = -1
 }
 
