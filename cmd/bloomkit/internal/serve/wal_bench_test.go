@@ -120,7 +120,7 @@ func BenchmarkWALReplay(b *testing.B) {
 		cases = []bench{x}
 	}
 	for _, x := range cases {
-		b.Run(fmt.Sprintf("variant=%s/cap=%.0e/n=%.0e", x.v, x.c, x.n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("variant=%s/cap=%.3g/n=%.3g", x.v, x.c, x.n), func(b *testing.B) {
 			path := walDigestFixture(b, b.TempDir(), x.v, uint64(x.c), int(x.n), 1)
 			s := &Server{log: discardLogger()}
 			var total time.Duration
