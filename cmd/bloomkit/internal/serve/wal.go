@@ -234,20 +234,22 @@ func openWAL(path string, v mmapstore.Variant, w walOpen) (_ *handle, err error)
 // writable in bulk, and was most of a long replay's time (a 1 GB filter
 // has 262,144 pages: 5-13 s of faults). A short log into a large filter
 // keeps faulting in only the pages it touches (a partitioned digest
-// touches one page, a standard or counting one up to k).
-func prefaultForReplay(f bloomkit.Filter, n uint64) {
+// touches one page, a standard or counting one up to k). It reports
+// whether the pages were made writable.
+func prefaultForReplay(f bloomkit.Filter, n uint64) bool {
 	p, ok := f.(interface{ PrefaultWritable() error })
 	if !ok || n == 0 {
-		return
+		return false
 	}
 	touches := n
 	if _, oneBlock := f.(*partitioned.Filter); !oneBlock {
 		touches = n * uint64(f.K())
 	}
 	if pages := f.Bytes() / uint64(os.Getpagesize()); touches < pages/4 {
-		return
+		return false
 	}
-	_ = p.PrefaultWritable() // a speed-up only: the replay faults the pages in otherwise
+	// A speed-up only: the replay faults the pages in otherwise.
+	return p.PrefaultWritable() == nil
 }
 
 // removeStaleCheckpoints removes the temporary files of checkpoints of

@@ -68,9 +68,10 @@ func mustHeader(t testing.TB, path string) mmapstore.Header {
 
 // walDigestFixture makes a sealed, empty filter of variant v and capacity
 // c in dir and a write-ahead log of n digests beside it (random 64-bit
-// hashes, appended 1,000 to a record as the server does, without hashing
-// keys: a fixture of 10^8 digests takes seconds), and returns its path.
-func walDigestFixture(tb testing.TB, dir string, v mmapstore.Variant, c uint64, n int, seed uint64) string {
+// hashes, without hashing keys: a fixture of 10^8 digests takes seconds),
+// a record of batch digests at a time as the server writes one a command,
+// and returns its path.
+func walDigestFixture(tb testing.TB, dir string, v mmapstore.Variant, c uint64, n, batch int, seed uint64) string {
 	tb.Helper()
 	path := filepath.Join(dir, "k.bloom")
 	_, v, err := createFile(path, spec{capacity: c, errorRate: 0.01}, v, 0)
@@ -79,13 +80,14 @@ func walDigestFixture(tb testing.TB, dir string, v mmapstore.Variant, c uint64, 
 	lg, err := mmapstore.CreateLog(logPath(path), mmapstore.LogInfo{Scheme: hdr.Scheme, Seed: hdr.Seed})
 	require.NoError(tb, err)
 	rng := rand.New(rand.NewPCG(seed, 32))
-	batch := make([]bloomkit.Digest, 1000)
-	for i := 0; i < n; i += len(batch) {
-		ds := batch[:min(len(batch), n-i)]
+	buf := make([]bloomkit.Digest, batch)
+	for i := 0; i < n; i += len(buf) {
+		ds := buf[:min(len(buf), n-i)]
 		for j := range ds {
 			ds[j] = bloomkit.Digest{H1: rng.Uint64(), H2: rng.Uint64()}
 		}
 		require.NoError(tb, lg.Append(ds))
+		require.NoError(tb, lg.Flush())
 	}
 	require.NoError(tb, lg.Close())
 	return path
@@ -121,7 +123,7 @@ func BenchmarkWALReplay(b *testing.B) {
 	}
 	for _, x := range cases {
 		b.Run(fmt.Sprintf("variant=%s/cap=%.3g/n=%.3g", x.v, x.c, x.n), func(b *testing.B) {
-			path := walDigestFixture(b, b.TempDir(), x.v, uint64(x.c), int(x.n), 1)
+			path := walDigestFixture(b, b.TempDir(), x.v, uint64(x.c), int(x.n), 1000, 1)
 			s := &Server{log: discardLogger()}
 			var total time.Duration
 			for b.Loop() {

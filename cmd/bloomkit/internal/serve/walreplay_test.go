@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -27,14 +28,14 @@ func TestWALReplayEveryDigest(t *testing.T) {
 		for _, c := range []struct {
 			name     string
 			capacity uint64
-			n        int
+			n, batch int
 		}{
-			{"prefaulted", 50_000, 3*replayChunk + 123}, // n far above the pages
-			{"faulted", 20_000_000, 1000},               // a short log into a large filter
+			{"prefaulted", 50_000, 3*replayChunk + 123, 1000}, // n far above the pages
+			{"faulted", 20_000_000, 150, 50},                  // a short log into a large filter
 		} {
 			t.Run(fmt.Sprintf("variant=%s/%s", v, c.name), func(t *testing.T) {
 				dir := t.TempDir()
-				path := walDigestFixture(t, dir, v, c.capacity, c.n, uint64(c.n))
+				path := walDigestFixture(t, dir, v, c.capacity, c.n, c.batch, uint64(c.n))
 				lp := logPath(path)
 				var want []bloomkit.Digest
 				_, err := mmapstore.ReadLog(lp, func(ds []bloomkit.Digest) error {
@@ -54,7 +55,7 @@ func TestWALReplayEveryDigest(t *testing.T) {
 				})
 				require.NoError(t, err)
 				require.Less(t, kept, c.n, "the cut tore the last record")
-				require.LessOrEqual(t, c.n-kept, mmapstore.MaxLogRecord, "only the last record is torn")
+				require.Equal(t, (c.n-1)%c.batch+1, c.n-kept, "only the last record (the last batch) is torn")
 				snap, err := os.ReadFile(path)
 				require.NoError(t, err)
 
@@ -76,6 +77,9 @@ func TestWALReplayEveryDigest(t *testing.T) {
 				ref, err := openPrivate(path, v)
 				require.NoError(t, err)
 				defer ref.Close()
+				if runtime.GOOS == "linux" {
+					require.Equal(t, c.name == "prefaulted", prefaultForReplay(ref, uint64(kept)), "pages made writable at once")
+				}
 				for _, d := range want[:kept] {
 					ref.(bloomkit.Adder).AddDigest(d)
 				}
@@ -95,7 +99,7 @@ func TestWALReplayEveryDigest(t *testing.T) {
 func TestWALReplayDamagedLog(t *testing.T) {
 	dir := t.TempDir()
 	n := 8*replayChunk + mmapstore.MaxLogWrite/8
-	path := walDigestFixture(t, dir, mmapstore.Partitioned, 100_000, n, 7)
+	path := walDigestFixture(t, dir, mmapstore.Partitioned, 100_000, n, 1000, 7)
 	lp := logPath(path)
 	f, err := os.OpenFile(lp, os.O_RDWR, 0)
 	require.NoError(t, err)
