@@ -34,6 +34,7 @@ type File struct {
 	hdr      Header // current header: the slot last read or written
 	path     string
 	readOnly bool
+	private  bool   // mapped copy-on-write (OpenPrivate)
 	target   string // final path, for files made by CreateTemp
 	closed   bool
 	// id is the file as opened (its device and inode): a writer checks

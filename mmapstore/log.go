@@ -142,6 +142,7 @@ type Log struct {
 	open    int    // start in buf of the record still taking digests; -1: none
 	dropped int64  // invalid tail bytes removed when opened
 	closed  bool
+	sum     xxh3.Hasher // seal's, reused: an append allocates nothing
 }
 
 // CreateLog creates a new, empty digest log at path (which must not exist)
@@ -190,7 +191,7 @@ func OpenLog(path string) (*Log, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open log", Path: path, Err: err}
 	}
-	l, err := openLog(f, path)
+	l, err := openLog(f, path, nil)
 	if err != nil {
 		f.Close()
 		return nil, &fs.PathError{Op: "open log", Path: path, Err: err}
@@ -198,11 +199,13 @@ func OpenLog(path string) (*Log, error) {
 	return l, nil
 }
 
-func openLog(f *os.File, path string) (*Log, error) {
+// openLog is OpenLog of the open file f; fn (when not nil) is given the
+// log's header, then returns what scanLog calls with the digests.
+func openLog(f *os.File, path string, fn func(LogInfo) func([]hashing.Digest) error) (*Log, error) {
 	if err := lockExclusive(f); err != nil {
 		return nil, err
 	}
-	li, end, count, size, err := scanLog(f)
+	li, end, count, size, err := scanLog(f, fn)
 	if err != nil {
 		return nil, err
 	}
@@ -220,8 +223,10 @@ func openLog(f *os.File, path string) (*Log, error) {
 
 // scanLog reads the log in f from the start and returns its header, the
 // end of its last valid record, the digests in its records and the file's
-// size. Invalid bytes at the end are allowed up to MaxLogWrite.
-func scanLog(f *os.File) (li LogInfo, end int64, count uint64, size int64, err error) {
+// size. Invalid bytes at the end are allowed up to MaxLogWrite. When fn is
+// not nil, it is given the header, and what it returns (when not nil) is
+// called with the digests of each valid record, in order.
+func scanLog(f *os.File, fn func(LogInfo) func([]hashing.Digest) error) (li LogInfo, end int64, count uint64, size int64, err error) {
 	st, err := f.Stat()
 	if err != nil {
 		return li, 0, 0, 0, err
@@ -237,7 +242,11 @@ func scanLog(f *os.File) (li LogInfo, end int64, count uint64, size int64, err e
 	if li, err = decodeLogHeader(hdr); err != nil {
 		return li, 0, 0, size, err
 	}
-	end, count, err = walkLog(f, li, LogHeaderSize, size, nil)
+	var each func([]hashing.Digest) error
+	if fn != nil {
+		each = fn(li)
+	}
+	end, count, err = walkLog(f, li, LogHeaderSize, size, each)
 	if err != nil {
 		return li, 0, 0, size, err
 	}
@@ -257,6 +266,7 @@ func walkLog(r io.ReaderAt, li LogInfo, start, limit int64, fn func([]hashing.Di
 	rec := make([]byte, LogRecordHeaderSize, LogRecordHeaderSize+MaxLogRecord*width)
 	var ds []hashing.Digest
 	var count uint64
+	var sum xxh3.Hasher
 	off := start
 	for {
 		if _, err := io.ReadFull(br, rec[:LogRecordHeaderSize]); err != nil {
@@ -271,7 +281,7 @@ func walkLog(r io.ReaderAt, li LogInfo, start, limit int64, fn func([]hashing.Di
 		if _, err := io.ReadFull(br, rec[LogRecordHeaderSize:]); err != nil {
 			return off, count, eofIsEnd(err)
 		}
-		if binary.LittleEndian.Uint64(rec[8:]) != recordSum(rec, off) {
+		if binary.LittleEndian.Uint64(rec[8:]) != recordSum(&sum, rec, off) {
 			return off, count, nil
 		}
 		if fn != nil {
@@ -295,9 +305,10 @@ func eofIsEnd(err error) error {
 }
 
 // recordSum is the checksum of the record rec (its header and digests) at
-// file offset off: its sum field is left out.
-func recordSum(rec []byte, off int64) uint64 {
-	h := xxh3.NewSeed(uint64(off))
+// file offset off: its sum field is left out. h is the caller's hasher,
+// reused (a new seeded one costs two allocations).
+func recordSum(h *xxh3.Hasher, rec []byte, off int64) uint64 {
+	h.ResetSeed(uint64(off))
 	h.Write(rec[:8])
 	h.Write(rec[LogRecordHeaderSize:])
 	return h.Sum64()
@@ -447,7 +458,7 @@ func (l *Log) seal() {
 	}
 	rec := l.buf[l.open:]
 	binary.LittleEndian.PutUint32(rec, uint32((len(rec)-LogRecordHeaderSize)/l.width))
-	binary.LittleEndian.PutUint64(rec[8:], recordSum(rec, l.end+int64(l.open)))
+	binary.LittleEndian.PutUint64(rec[8:], recordSum(&l.sum, rec, l.end+int64(l.open)))
 	l.open = -1
 }
 

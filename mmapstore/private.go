@@ -29,6 +29,7 @@ func OpenPrivate(path string, want Variant) (*File, error) {
 	mf.mu.Lock()
 	old := mf.data
 	mf.data = priv
+	mf.private = true
 	mf.mu.Unlock()
 	old.Unmap()
 	return mf, nil

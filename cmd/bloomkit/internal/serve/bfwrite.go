@@ -130,7 +130,12 @@ func (s *Server) insert(c redcon.Conn, key []byte, items [][]byte, sp spec, crea
 	h := ls.Value()
 	// RedisBloom stops at the first item it cannot add and replies an
 	// array of the items it went through, the last one an error.
-	res := make([]bool, 0, len(items))
+	res := e.addAnswers[:0] // reused: a command allocates nothing
+	defer func() {
+		if cap(res) <= maxKeptAnswers {
+			e.addAnswers = res[:0]
+		}
+	}()
 	failed := ""
 	for _, k := range items {
 		if !h.scaling() && h.f.Added() >= h.f.Capacity() && !h.f.Contains(k) {
@@ -181,6 +186,10 @@ func (s *Server) insert(c redcon.Conn, key []byte, items [][]byte, sp spec, crea
 		c.WriteError(failed)
 	}
 }
+
+// maxKeptAnswers is the longest answer buffer an entry keeps between
+// write commands (addAnswers); a longer command's is dropped after it.
+const maxKeptAnswers = 1 << 16
 
 // writerTries bounds the retries of writer when the key keeps changing.
 const writerTries = 100

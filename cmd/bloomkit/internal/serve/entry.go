@@ -38,6 +38,13 @@ type entry struct {
 	locked   fileID     // a file found open for writing by another process (under wmu)
 	rej      *rejection // a file refused at the path (under wmu)
 	journal  journal    // under wmu
+	// pathz is path NUL-terminated for sameFileAt, made from pathzOf
+	// (under wmu).
+	pathz   []byte
+	pathzOf string
+	// addAnswers is the buffer of a write command's answers (whether
+	// each item was new), reused (under wmu; see insert).
+	addAnswers []bool
 
 	hits, misses, swaps atomic.Uint64
 	ck                  ckState // its log's figures (wal.go)
@@ -77,17 +84,28 @@ func tryAcquire(l *live) (*lease, bool) {
 // emptied by a publish. Past its limit it keeps only a count of what it
 // dropped.
 type journal struct {
-	keys    [][]byte
+	keys    [][]byte // slices of arenas, never changed once written
+	arena   []byte   // the arena keys are copied into (its free end)
 	bytes   uint64
 	dropped uint64
 }
+
+// journalArena is the most bytes of one arena of a journal: each arena is
+// twice the one before up to this, so a key costs no allocation of its own.
+const journalArena = 1 << 20
 
 func (j *journal) add(key []byte, limit uint64) {
 	if j.dropped > 0 || j.bytes+uint64(len(key)) > limit {
 		j.dropped++
 		return
 	}
-	j.keys = append(j.keys, append([]byte(nil), key...))
+	if cap(j.arena)-len(j.arena) < len(key) {
+		// A new arena; the keys in the one before keep it.
+		j.arena = make([]byte, 0, max(min(2*cap(j.arena), journalArena), len(key), 256))
+	}
+	at := len(j.arena)
+	j.arena = append(j.arena, key...)
+	j.keys = append(j.keys, j.arena[at:len(j.arena):len(j.arena)])
 	j.bytes += uint64(len(key))
 }
 
@@ -273,6 +291,13 @@ func followFile(path string, id fileID) (*mmapstore.Follower, error) {
 // errDropped when the file is gone (the key is dropped). Called with e.wmu
 // held, for a key being written or with a journal.
 func (s *Server) follow(e *entry) error {
+	if e.pathzOf != e.path {
+		e.pathz, e.pathzOf = append([]byte(e.path), 0), e.path
+	}
+	if sameFileAt(e.pathz, e.ident) { // the common case, without allocating
+		s.markFollowed(e)
+		return nil
+	}
 	id, err := statID(e.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

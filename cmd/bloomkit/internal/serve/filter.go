@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"runtime"
-	"sync"
 
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/counting"
@@ -329,52 +327,6 @@ func sealFile(path string) error {
 		return err
 	}
 	return f.Close()
-}
-
-// replayer returns how to add a log's digests to f before it is served
-// (no reader or other writer yet): a fixed variant's Builder, plain
-// stores and batches with prefetch, then done to count them in.
-func replayer(f bloomkit.Filter) (add func([]bloomkit.Digest), done func()) {
-	switch x := f.(type) {
-	case *partitioned.Filter:
-		// Parts by block range, one goroutine each, over chunks of the log.
-		b := x.Builder()
-		parts := b.Parts(runtime.GOMAXPROCS(0))
-		var chunk []bloomkit.Digest
-		flush := func() {
-			var wg sync.WaitGroup
-			for _, p := range parts {
-				wg.Go(func() { p.AddDigests(chunk) })
-			}
-			wg.Wait()
-			chunk = chunk[:0]
-		}
-		return func(ds []bloomkit.Digest) {
-				chunk = append(chunk, ds...)
-				if len(chunk) >= 1<<16 {
-					flush()
-				}
-			}, func() {
-				flush()
-				b.Flush()
-			}
-	case *standard.Filter:
-		b := x.Builder()
-		return func(ds []bloomkit.Digest) { b.AddDigests(ds) }, b.Flush
-	case *counting.Filter:
-		b := x.Builder()
-		return func(ds []bloomkit.Digest) {
-			for _, d := range ds {
-				b.AddDigest(d)
-			}
-		}, b.Flush
-	}
-	a := f.(bloomkit.Adder)
-	return func(ds []bloomkit.Digest) {
-		for _, d := range ds {
-			a.AddDigest(d)
-		}
-	}, func() {}
 }
 
 // growCheck is the check a scalable filter the server writes makes before

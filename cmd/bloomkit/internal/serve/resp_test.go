@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/bloomkit/bloomkit/partitioned"
 	"github.com/bloomkit/bloomkit/standard"
 )
@@ -98,7 +100,11 @@ func TestDispatchAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
-	ts := start(t, cfgWith(func(c *Config) { c.Dir = servedDir(t) }))
+	dir := servedDir(t)
+	ws, err := standard.CreateTemp(filepath.Join(dir, "ws.bloom"), 100_000, 0.01)
+	require.NoError(t, err)
+	require.NoError(t, ws.Publish())
+	ts := start(t, cfgWith(func(c *Config) { c.Dir = dir }))
 	var exists16, mixed [][]string
 	for i := range 16 {
 		exists16 = append(exists16, []string{"BF.EXISTS", "p", fmt.Sprintf("k%d", i*7)})
@@ -130,19 +136,74 @@ func TestDispatchAllocs(t *testing.T) {
 			}
 		})
 	}
-}
 
-// TestAddAllocs reports the allocations of BF.ADD of a known key (no
-// change to the filter) through the whole request path.
-func TestAddAllocs(t *testing.T) {
-	ts := start(t, cfgWith(func(c *Config) { c.Dir = servedDir(t) }))
-	c := newLoopConn(t, ts.Server)
-	req := pipeline([]string{"BF.ADD", "p", "k1"})
-	if got := string(c.do(req)); got != ":0\r\n" {
-		t.Fatalf("BF.ADD p k1 = %q", got)
+	// Writes, through the write-ahead log (p partitioned, s standard):
+	// items the filter holds, and new items (a new request each run,
+	// made beforehand). The journal and the log keep every new item, in
+	// buffers that grow by doubling: less than one allocation per
+	// request, averaged, and none of their own.
+	const runs = 200
+	newReqs := func(key, tag string, items int) [][]byte {
+		reqs := make([][]byte, runs+2)
+		for r := range reqs {
+			cmd := []string{"BF.MADD", key}
+			if items == 0 {
+				cmd = []string{"BF.ADD", key, fmt.Sprintf("%s-%d", tag, r)}
+			}
+			for i := range items {
+				cmd = append(cmd, fmt.Sprintf("%s-%d-%d", tag, r, i))
+			}
+			reqs[r] = pipeline(cmd)
+		}
+		return reqs
 	}
-	n := testing.AllocsPerRun(200, func() { c.do(req) })
-	t.Logf("%v allocations per BF.ADD", n)
+	// w (partitioned) and ws (standard) have room for the new items.
+	c := newLoopConn(t, ts.Server)
+	if got := string(c.do(pipeline([]string{"BF.RESERVE", "w", "0.01", "100000", "NONSCALING"}))); got != "+OK\r\n" {
+		t.Fatalf("BF.RESERVE: %q", got)
+	}
+	madd := []string{"BF.MADD", "p"}
+	for i := range 20 {
+		madd = append(madd, fmt.Sprintf("k%d", i*3), fmt.Sprintf("k%d", i*3)) // each twice
+	}
+	writes := []struct {
+		name string
+		reqs [][]byte
+		want string
+	}{
+		{"add-known", [][]byte{pipeline([]string{"BF.ADD", "p", "k1"})}, ":0\r\n"},
+		{"add-known-standard", [][]byte{pipeline([]string{"BF.ADD", "s", "k2"})}, ":0\r\n"},
+		{"madd-known-repeated", [][]byte{pipeline(madd)}, "*40\r\n:0\r\n"},
+		{"add-new", newReqs("w", "a", 0), ":1\r\n"},
+		{"add-new-standard", newReqs("ws", "a", 0), ":1\r\n"},
+		{"madd-new", newReqs("w", "m", 16), "*16\r\n:1\r\n"},
+		{"add-new-pipelined", func() [][]byte {
+			reqs := newReqs("w", "p", 0)
+			for r := range reqs {
+				reqs[r] = append(reqs[r], reqs[(r+1)%len(reqs)]...) // new, then a repeat
+			}
+			return reqs
+		}(), ":1\r\n"},
+	}
+	for _, tc := range writes {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newLoopConn(t, ts.Server)
+			if got := c.do(tc.reqs[0]); !bytes.HasPrefix(got, []byte(tc.want)) {
+				t.Fatalf("replies %q, want %q...", got, tc.want)
+			}
+			r := 0
+			n := testing.AllocsPerRun(runs, func() {
+				r++
+				c.do(tc.reqs[r%len(tc.reqs)])
+			})
+			if n != 0 {
+				t.Errorf("%v allocations per request, want 0", n)
+			}
+			if got := c.do(tc.reqs[0]); len(tc.reqs) == 1 && !bytes.HasPrefix(got, []byte(tc.want)) {
+				t.Fatalf("replies %q afterwards, want %q...", got, tc.want)
+			}
+		})
+	}
 }
 
 // TestPipelineBatchOrder: a pipeline that mixes BF.EXISTS runs on several
