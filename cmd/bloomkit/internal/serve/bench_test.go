@@ -291,3 +291,38 @@ func BenchmarkDispatch(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cmds)), "ns/command")
 }
+
+// BenchmarkMAdd: BF.MADD of 1,000 random items a command into a reserved
+// NONSCALING filter (partitioned) larger than the caches, through the
+// request path without the network (as BenchmarkDispatch); reports items
+// a second. BLOOMKIT_SERVE_MADD_CAP sets the capacity (default 1e7,
+// 12 MB; issue32.sh's case is 1e8).
+func BenchmarkMAdd(b *testing.B) {
+	capacity := 10_000_000
+	if v := os.Getenv("BLOOMKIT_SERVE_MADD_CAP"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			b.Fatal(err)
+		}
+		capacity = int(f)
+	}
+	ts := start(b, cfgWith(nil))
+	c := newLoopConn(b, ts.Server)
+	if r := string(c.do([]byte(encode("BF.RESERVE", "m", "0.01", strconv.Itoa(capacity), "NONSCALING")))); r != "+OK\r\n" {
+		b.Fatal(r)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	cmds := make([][]byte, 32)
+	for i := range cmds {
+		args := []string{"BF.MADD", "m"}
+		for range 1000 {
+			args = append(args, strconv.FormatUint(rng.Uint64()>>24, 36)) // 8 characters: the command fits the read buffer
+		}
+		cmds[i] = []byte(encode(args...))
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		c.do(cmds[i%len(cmds)])
+	}
+	b.ReportMetric(float64(b.N)*1000/b.Elapsed().Seconds(), "items/s")
+}

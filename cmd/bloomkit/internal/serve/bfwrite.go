@@ -137,12 +137,24 @@ func (s *Server) insert(c redcon.Conn, key []byte, items [][]byte, sp spec, crea
 		}
 	}()
 	failed := ""
-	for _, k := range items {
+	ds, found, warm := h.warmAdds(items, e.addDigests, e.addFound)
+	defer func() {
+		if cap(ds) <= maxKeptAnswers {
+			e.addDigests, e.addFound = ds[:0], found[:0]
+		}
+	}()
+	for i, k := range items {
 		if !h.scaling() && h.f.Added() >= h.f.Capacity() && !h.f.Contains(k) {
 			failed = errFull
 			break
 		}
-		isNew, err := h.add(k)
+		var isNew bool
+		var err error
+		if warm {
+			isNew = h.addDigest(ds[i])
+		} else {
+			isNew, err = h.add(k)
+		}
 		if err != nil {
 			s.logRefusal(slog.LevelError, "add refused", "key", e.name, "err", err)
 			failed = errInsert + ": " + err.Error()

@@ -4,13 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
@@ -45,6 +48,10 @@ type entry struct {
 	// addAnswers is the buffer of a write command's answers (whether
 	// each item was new), reused (under wmu; see insert).
 	addAnswers []bool
+	// addDigests and addFound are the buffers of a write command's
+	// digests and warming lookups (handle.warmAdds).
+	addDigests []bloomkit.Digest
+	addFound   []bool
 
 	hits, misses, swaps atomic.Uint64
 	ck                  ckState // its log's figures (wal.go)
@@ -84,8 +91,13 @@ func tryAcquire(l *live) (*lease, bool) {
 // emptied by a publish. Past its limit it keeps only a count of what it
 // dropped.
 type journal struct {
-	keys    [][]byte // slices of arenas, never changed once written
-	arena   []byte   // the arena keys are copied into (its free end)
+	// The keys, one after another in arenas (each twice the one before up
+	// to journalArena, a key never split between two), and their lengths:
+	// no pointer per key, so neither the garbage collector nor a slice's
+	// growth walks them (a [][]byte of the keys was a third of a BF.MADD's
+	// time at 1e6 keys journaled).
+	arenas  [][]byte
+	lens    []uint32
 	bytes   uint64
 	dropped uint64
 }
@@ -95,22 +107,49 @@ type journal struct {
 const journalArena = 1 << 20
 
 func (j *journal) add(key []byte, limit uint64) {
-	if j.dropped > 0 || j.bytes+uint64(len(key)) > limit {
+	if j.dropped > 0 || j.bytes+uint64(len(key)) > limit || uint64(len(key)) > math.MaxUint32 {
 		j.dropped++
 		return
 	}
-	if cap(j.arena)-len(j.arena) < len(key) {
-		// A new arena; the keys in the one before keep it.
-		j.arena = make([]byte, 0, max(min(2*cap(j.arena), journalArena), len(key), 256))
+	last := len(j.arenas) - 1
+	if last < 0 || cap(j.arenas[last])-len(j.arenas[last]) < len(key) {
+		size := 256
+		if last >= 0 {
+			size = min(2*cap(j.arenas[last]), journalArena)
+		}
+		j.arenas = append(j.arenas, make([]byte, 0, max(size, len(key))))
+		last++
 	}
-	at := len(j.arena)
-	j.arena = append(j.arena, key...)
-	j.keys = append(j.keys, j.arena[at:len(j.arena):len(j.arena)])
+	j.arenas[last] = append(j.arenas[last], key...)
+	j.lens = append(j.lens, uint32(len(key)))
 	j.bytes += uint64(len(key))
 }
 
+// all yields the keys journaled, in order (none for a nil journal). The
+// slices are the journal's: not to be changed.
+func (j *journal) all() iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		if j == nil {
+			return
+		}
+		a, at := 0, 0
+		for _, n := range j.lens {
+			if at+int(n) > len(j.arenas[a]) {
+				a, at = a+1, 0
+			}
+			if !yield(j.arenas[a][at : at+int(n) : at+int(n)]) {
+				return
+			}
+			at += int(n)
+		}
+	}
+}
+
+// keys is the count of keys journaled (not those dropped).
+func (j *journal) keys() int { return len(j.lens) }
+
 // len is the count of adds journaled or dropped past the limit.
-func (j *journal) len() uint64 { return uint64(len(j.keys)) + j.dropped }
+func (j *journal) len() uint64 { return uint64(len(j.lens)) + j.dropped }
 
 // A key the server writes to follows its path: the file it writes is
 // marked (mmapstore.Follower), so that a publish over it (bloomkit publish,
@@ -159,9 +198,9 @@ func (s *Server) openWriter(e *entry) error {
 	s.mu.Lock()
 	kept, wasKept := s.keys.kept[e.name]
 	s.mu.Unlock()
-	var replay [][]byte
+	var replay *journal
 	if wasKept && !id.same(kept.ident) {
-		replay = kept.j.keys
+		replay = &kept.j
 	}
 	l, replayed, err := s.openFollowed(e, id, replay, !s.store.atStart.Load())
 	if err != nil {
@@ -189,7 +228,7 @@ func (s *Server) openWriter(e *entry) error {
 // writing, adds the keys of replay to it, marks it followed and returns it
 // served by a new Live, with the count of keys replayed. A publisher still
 // holding its lock just after its rename is waited for a moment.
-func (s *Server) openFollowed(e *entry, id fileID, replay [][]byte, verify bool) (*live, int, error) {
+func (s *Server) openFollowed(e *entry, id fileID, replay *journal, verify bool) (*live, int, error) {
 	var l *live
 	var err error
 	replayed := 0
@@ -237,7 +276,7 @@ func (s *Server) openFollowed(e *entry, id fileID, replay [][]byte, verify bool)
 					return nil, err
 				}
 			}
-			for _, k := range replay {
+			for k := range replay.all() {
 				if _, err := h.add(k); err != nil {
 					h.Close()
 					return nil, fmt.Errorf("replaying acknowledged adds: %w", err)
@@ -363,7 +402,7 @@ func (s *Server) adopt(e *entry, id fileID) error {
 	case !takesAdds(hdr.Variant):
 		l, err = s.openStatic(e)
 	default:
-		l, replayed, err = s.openFollowed(e, id, e.journal.keys, true)
+		l, replayed, err = s.openFollowed(e, id, &e.journal, true)
 	}
 	if err != nil {
 		if errors.Is(err, errOtherWriter) {
@@ -422,7 +461,7 @@ func (s *Server) openStatic(e *entry) (*live, error) {
 		return nil, err
 	}
 	missing := 0
-	for _, k := range e.journal.keys {
+	for k := range e.journal.all() {
 		if !ls.Value().f.Contains(k) {
 			missing++
 		}
@@ -431,7 +470,7 @@ func (s *Server) openStatic(e *entry) (*live, error) {
 	if missing > 0 {
 		l.Close()
 		return nil, fmt.Errorf("a fuse (static) filter, which takes no adds, lacks %d of the %d adds acknowledged on this key: publish a build that holds them, or a variant that takes adds (partitioned, standard, scalable), or DEL the key to drop them",
-			missing, len(e.journal.keys))
+			missing, e.journal.keys())
 	}
 	return l, nil
 }

@@ -31,8 +31,10 @@ type handle struct {
 	// filter that grows and may refuse an add (scalable, growing).
 	adder bloomkit.Adder
 	try   bloomkit.TryAdder
-	// many is the batch lookup where the variant has one, nil elsewhere.
-	many func(keys [][]byte, found []bool) []bool
+	// many is the batch lookup where the variant has one, nil elsewhere;
+	// manyDigests its digest form.
+	many        func(keys [][]byte, found []bool) []bool
+	manyDigests func(ds []bloomkit.Digest, found []bool) []bool
 	// static is set for a variant that takes no adds (fuse: built once).
 	static bool
 	// stagesOf and expansion describe a growing or scalable filter for
@@ -97,14 +99,38 @@ func (h *handle) add(key []byte) (bool, error) {
 	case h.static || h.adder == nil:
 		return false, errStatic
 	case h.wal != nil:
-		d := h.f.Hash(key)
-		h.wal.pending = append(h.wal.pending, d)
-		return h.adder.AddDigest(d), nil
+		return h.addDigest(h.f.Hash(key)), nil
 	case h.try != nil:
 		return h.try.TryAdd(key)
 	}
 	return h.adder.Add(key), nil
 }
+
+// addDigest is add of a key's digest (h.f.Hash) to a fixed filter with a
+// write-ahead log (h.wal set).
+func (h *handle) addDigest(d bloomkit.Digest) bool {
+	h.wal.pending = append(h.wal.pending, d)
+	return h.adder.AddDigest(d)
+}
+
+// warmAdds prepares the adds of keys to a fixed filter with a write-ahead
+// log: their digests into ds (returned), and a batch lookup of them, whose
+// prefetches bring the filter's lines of all of them into the cache at once
+// so that the adds, one by one, do not each wait for memory. ok is false
+// where it does not apply (no log, no batch lookup, a short batch).
+func (h *handle) warmAdds(keys [][]byte, ds []bloomkit.Digest, found []bool) (_ []bloomkit.Digest, _ []bool, ok bool) {
+	if h.wal == nil || h.manyDigests == nil || h.adder == nil || len(keys) < warmAddsMin {
+		return ds, found, false
+	}
+	ds = ds[:0]
+	for _, k := range keys {
+		ds = append(ds, h.f.Hash(k))
+	}
+	return ds, h.manyDigests(ds, found[:0]), true
+}
+
+// warmAddsMin is the shortest BF.MADD/BF.INSERT warmed by warmAdds.
+const warmAddsMin = 8
 
 // scaling reports whether the filter grows past its capacity.
 func (h *handle) scaling() bool { return h.try != nil }
@@ -127,6 +153,9 @@ func wrap(f bloomkit.Filter, v mmapstore.Variant, writable bool) *handle {
 	}
 	if b, ok := f.(bloomkit.BatchContainer); ok {
 		h.many = b.ContainsMany
+	}
+	if b, ok := f.(bloomkit.DigestBatchContainer); ok {
+		h.manyDigests = b.ContainsDigests
 	}
 	switch x := f.(type) {
 	case *scalable.Filter:
