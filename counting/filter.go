@@ -11,6 +11,7 @@ import (
 
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/internal/classic"
+	"github.com/bloomkit/bloomkit/internal/faces"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/bloomkit/bloomkit/internal/hugepage"
@@ -42,6 +43,11 @@ type Filter struct {
 	readOnly  bool
 	store     filebacked.Store // the mapped file; zero for an in-memory filter
 }
+
+// The face of every variant (bloomkit.Filter), checked with the interfaces
+// this variant has beside it.
+var _ faces.Combining[*Filter] = (*Filter)(nil)
+var _ bloomkit.Remover = (*Filter)(nil)
 
 // New returns an in-memory filter for n items at false-positive rate p, with
 // m and k from Params. It returns ErrInvalid for n = 0 or p outside (0,1)
