@@ -12,7 +12,7 @@ import (
 // error here. Adds go straight to the mapped file; Sync makes them durable
 // and Close seals the file with its checksum.
 func Create(path string, n uint64, p float64, opts ...Option) (*Filter, error) {
-	return create(path, n, p, opts, false)
+	return kind.Create(path, n, p, classic.Configure(opts), false)
 }
 
 // CreateTemp makes a file-backed filter that will replace the file at path
@@ -20,13 +20,7 @@ func Create(path string, n uint64, p float64, opts ...Option) (*Filter, error) {
 // and Publish moves it over path atomically. Close without Publish discards
 // it.
 func CreateTemp(path string, n uint64, p float64, opts ...Option) (*Filter, error) {
-	return create(path, n, p, opts, true)
-}
-
-func create(path string, n uint64, p float64, opts []Option, temp bool) (*Filter, error) {
-	g, err := classic.For(n, p, classic.Configure(opts))
-	return filebacked.CreateFilter("standard", path, temp, g, err,
-		func(g classic.Geometry) *Filter { return &Filter{geom: g} }, (*Filter).header, (*Filter).attach)
+	return kind.Create(path, n, p, classic.Configure(opts), true)
 }
 
 // Open maps the filter file at path read-write, for adding to it. Only one
@@ -37,12 +31,12 @@ func create(path string, n uint64, p float64, opts []Option, temp bool) (*Filter
 // Errors are mmapstore's: an *fs.PathError (Op "open", the path) around the
 // cause, a typed sentinel (mmapstore.ErrVariant for a file of another
 // variant) or fs.ErrNotExist for a missing file.
-func Open(path string) (*Filter, error) { return open(path, filebacked.ReadWrite) }
+func Open(path string) (*Filter, error) { return kind.Open(path, filebacked.ReadWrite) }
 
 // OpenReadOnly maps the filter file at path read-only: O(1) whatever its
 // size, and shared with every other process that maps it. Add on the result
 // panics with ErrReadOnly; Union and Intersect return it.
-func OpenReadOnly(path string) (*Filter, error) { return open(path, filebacked.ReadOnly) }
+func OpenReadOnly(path string) (*Filter, error) { return kind.Open(path, filebacked.ReadOnly) }
 
 // filterfile.Open opens the files of this variant with these two.
 func init() { filterfile.Register(mmapstore.Standard, Open, OpenReadOnly) }
@@ -54,15 +48,7 @@ func init() { filterfile.Register(mmapstore.Standard, Open, OpenReadOnly) }
 // the log is replayed into the filter with AddDigest, and a checkpoint
 // writes the whole filter (WriteTo) to a new file renamed over the
 // snapshot. Sync does nothing and Close only unmaps.
-func OpenPrivate(path string) (*Filter, error) { return open(path, filebacked.Private) }
-
-func open(path string, mode filebacked.Mode) (*Filter, error) {
-	return filebacked.OpenFilter("standard", path, mmapstore.Standard, mode, func(h mmapstore.Header) *Filter {
-		f := &Filter{geom: classic.Of(h), readOnly: mode == filebacked.ReadOnly}
-		f.added.Store(h.Count)
-		return f
-	}, (*Filter).attach)
-}
+func OpenPrivate(path string) (*Filter, error) { return kind.Open(path, filebacked.Private) }
 
 func (f *Filter) attach(mf *mmapstore.File) {
 	f.words = mf.Words()
