@@ -5,7 +5,6 @@ import (
 	"io"
 	"io/fs"
 
-	"github.com/bloomkit/bloomkit/filterfile"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/marshal"
 	"github.com/bloomkit/bloomkit/mmapstore"
@@ -36,9 +35,6 @@ func OpenReadOnly(path string) (*Filter, error) {
 	f.store = filebacked.NewStore(mf, f.Added)
 	return f, nil
 }
-
-// filterfile.Open opens the files of this variant with these two.
-func init() { filterfile.Register(mmapstore.Fuse, Open, OpenReadOnly) }
 
 // Open is OpenReadOnly: a fuse filter never changes once built, so there
 // is nothing to open it for writing for (rebuild it with a Builder).

@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/bloomkit/bloomkit/filterfile"
 	"github.com/bloomkit/bloomkit/internal/blocked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/bloomkit/bloomkit/internal/sizing"
@@ -121,11 +120,6 @@ func Open(path string, opts ...Option) (*Filter, error) { return open(path, fals
 // its history answers for the keys of its last checkpoint (Close always
 // checkpoints). Add panics (ErrReadOnly).
 func OpenReadOnly(path string) (*Filter, error) { return open(path, true, nil) }
-
-// filterfile.Open opens the files of this variant with these two.
-func init() {
-	filterfile.Register(mmapstore.Growing, func(path string) (*Filter, error) { return Open(path) }, OpenReadOnly)
-}
 
 func open(path string, readOnly bool, opts []Option) (_ *Filter, err error) {
 	hdr, err := mmapstore.ReadHeader(path)

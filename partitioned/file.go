@@ -1,7 +1,6 @@
 package partitioned
 
 import (
-	"github.com/bloomkit/bloomkit/filterfile"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -42,9 +41,6 @@ func Open(path string) (*Filter, error) { return open(path, filebacked.ReadWrite
 // size, and shared with every other process that maps it. Add on the result
 // panics with ErrReadOnly; Union and Intersect return it.
 func OpenReadOnly(path string) (*Filter, error) { return open(path, filebacked.ReadOnly) }
-
-// filterfile.Open opens the files of this variant with these two.
-func init() { filterfile.Register(mmapstore.Partitioned, Open, OpenReadOnly) }
 
 // OpenPrivate maps the filter file at path copy-on-write
 // (mmapstore.OpenPrivate): O(1) whatever its size, no writer lock taken,

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"math"
 
-	"github.com/bloomkit/bloomkit/filterfile"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -68,11 +67,6 @@ func Open(path string, opts ...Option) (*Filter, error) { return open(path, fals
 // the stages the file held when it was opened. Add on the result panics
 // with ErrReadOnly.
 func OpenReadOnly(path string) (*Filter, error) { return open(path, true, nil) }
-
-// filterfile.Open opens the files of this variant with these two.
-func init() {
-	filterfile.Register(mmapstore.Scalable, func(path string) (*Filter, error) { return Open(path) }, OpenReadOnly)
-}
 
 func open(path string, readOnly bool, opts []Option) (*Filter, error) {
 	clean := true
