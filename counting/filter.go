@@ -11,9 +11,9 @@ import (
 
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/internal/classic"
+	"github.com/bloomkit/bloomkit/internal/faces"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
-	"github.com/bloomkit/bloomkit/internal/hugepage"
 	"github.com/bloomkit/bloomkit/internal/marshal"
 	"github.com/bloomkit/bloomkit/internal/sizing"
 	"github.com/bloomkit/bloomkit/mmapstore"
@@ -43,34 +43,41 @@ type Filter struct {
 	store     filebacked.Store // the mapped file; zero for an in-memory filter
 }
 
+// The face of every variant (bloomkit.Filter), checked with the interfaces
+// this variant has beside it.
+var _ faces.Combining[*Filter] = (*Filter)(nil)
+var _ bloomkit.Remover = (*Filter)(nil)
+
 // New returns an in-memory filter for n items at false-positive rate p, with
 // m and k from Params. It returns ErrInvalid for n = 0 or p outside (0,1)
 // (NaN and infinities included) and ErrTooLarge when the filter would not fit
 // in this machine's memory.
 func New(n uint64, p float64, opts ...Option) (*Filter, error) {
-	return newInMemory(classic.For(n, p, classic.Configure(opts)))
+	return kind.InMemory(classic.For(n, p, classic.Configure(opts)))
 }
 
 // NewWithSize returns an in-memory filter of exactly m counters and k
 // probes, for experts who size filters themselves. ErrInvalid for m = 0 or k
 // outside 1..64.
 func NewWithSize(m uint64, k uint32, opts ...Option) (*Filter, error) {
-	return newInMemory(classic.Explicit(m, k, classic.Configure(opts)))
+	return kind.InMemory(classic.Explicit(m, k, classic.Configure(opts)))
 }
 
-// newInMemory returns an in-memory filter of geometry g, or err (of the
-// geometry's making) wrapped.
-func newInMemory(g classic.Geometry, err error) (*Filter, error) {
-	if err != nil {
-		return nil, fmt.Errorf("counting: %w", err)
-	}
-	bytes := mmapstore.CellBytes(g.M, counterBits)
-	if err := sizing.CheckMemory(bytes); err != nil {
-		return nil, fmt.Errorf("counting: %w", err)
-	}
-	f := newFilter(g)
-	f.words = hugepage.Words(bytes / 8)
-	return f, nil
+// kind is what the constructors share with standard's (classic.Kind).
+var kind = &classic.Kind[*Filter]{
+	Pkg: "counting", Variant: mmapstore.Counting, CellBits: counterBits,
+	New: func(g classic.Geometry, words []uint64) *Filter {
+		f := newFilter(g)
+		f.words = words
+		return f
+	},
+	FromHeader: func(h mmapstore.Header, readOnly bool) *Filter {
+		f := newFilter(classic.Of(h))
+		f.readOnly = readOnly
+		f.added.store(h.Count)
+		return f
+	},
+	Header: (*Filter).header, Attach: (*Filter).attach,
 }
 
 // newFilter returns a filter of geometry g without its counters.

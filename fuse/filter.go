@@ -32,6 +32,13 @@ type Filter struct {
 	store     filebacked.Store
 }
 
+// The face of every variant (bloomkit.Filter), checked with the interfaces
+// this variant has beside it.
+var _ bloomkit.Filter = (*Filter)(nil)
+var _ bloomkit.BatchContainer = (*Filter)(nil)
+var _ bloomkit.FileWriter = (*Filter)(nil)
+var _ bloomkit.Prefaulter = (*Filter)(nil)
+
 // newFilter returns the filter whose header is h over payload words, after
 // checking its shard table.
 func newFilter(h *mmapstore.Header, words []uint64) (*Filter, error) {

@@ -64,6 +64,11 @@ type Filter struct {
 	_     [64]byte
 }
 
+// The face of every variant (bloomkit.Filter), checked with the interfaces
+// this variant has beside it.
+var _ bloomkit.TryAdder = (*Filter)(nil)
+var _ bloomkit.DigestBatchContainer = (*Filter)(nil)
+
 // table is one blocked table and the capacity it was sized for. A
 // file-backed filter's table is a copy-on-write mapping of its snapshot
 // (file); it is unmapped when the table is no longer reachable, so a lookup

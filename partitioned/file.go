@@ -35,17 +35,26 @@ func create(path string, n uint64, p float64, opts []Option, temp bool) (*Filter
 // Errors are mmapstore's: an *fs.PathError (Op "open", the path) around the
 // cause, a typed sentinel (mmapstore.ErrVariant for a file of another
 // variant) or fs.ErrNotExist for a missing file.
-func Open(path string) (*Filter, error) { return open(path, false) }
+func Open(path string) (*Filter, error) { return open(path, filebacked.ReadWrite) }
 
 // OpenReadOnly maps the filter file at path read-only: O(1) whatever its
 // size, and shared with every other process that maps it. Add on the result
 // panics with ErrReadOnly; Union and Intersect return it.
-func OpenReadOnly(path string) (*Filter, error) { return open(path, true) }
+func OpenReadOnly(path string) (*Filter, error) { return open(path, filebacked.ReadOnly) }
 
-func open(path string, readOnly bool) (*Filter, error) {
-	return filebacked.OpenFilter("partitioned", path, mmapstore.Partitioned, readOnly, func(h mmapstore.Header) *Filter {
+// OpenPrivate maps the filter file at path copy-on-write
+// (mmapstore.OpenPrivate): O(1) whatever its size, no writer lock taken,
+// and adds change the memory only, never the file. It is for a writer whose
+// durability is a log of digests beside a sealed snapshot (bloomkit serve):
+// the log is replayed into the filter with AddDigest, and a checkpoint
+// writes the whole filter (WriteTo) to a new file renamed over the
+// snapshot. Sync does nothing and Close only unmaps.
+func OpenPrivate(path string) (*Filter, error) { return open(path, filebacked.Private) }
+
+func open(path string, mode filebacked.Mode) (*Filter, error) {
+	return filebacked.OpenFilter("partitioned", path, mmapstore.Partitioned, mode, func(h mmapstore.Header) *Filter {
 		f := newFilter(nil, geometryOf(h))
-		f.readOnly = readOnly
+		f.readOnly = mode == filebacked.ReadOnly
 		f.added.Store(h.Count)
 		return f
 	}, (*Filter).attach)

@@ -10,6 +10,7 @@ import (
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/internal/bitset"
 	"github.com/bloomkit/bloomkit/internal/blocked"
+	"github.com/bloomkit/bloomkit/internal/faces"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/bloomkit/bloomkit/internal/marshal"
@@ -52,6 +53,13 @@ type Filter struct {
 	// Builder.Add in a build with GOEXPERIMENT=simd: one check for three.
 	splitVec bool
 }
+
+// The face of every variant (bloomkit.Filter), checked with the interfaces
+// this variant has beside it.
+var _ faces.Combining[*Filter] = (*Filter)(nil)
+var _ bloomkit.BatchAdder = (*Filter)(nil)
+var _ bloomkit.BatchContainer = (*Filter)(nil)
+var _ bloomkit.DigestBatchContainer = (*Filter)(nil)
 
 // New returns an in-memory filter for n items at false-positive rate p, with
 // m and k from Params. It returns ErrInvalid for n = 0 or p outside (0,1)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/internal/blocked"
+	"github.com/bloomkit/bloomkit/internal/faces"
 	"github.com/bloomkit/bloomkit/internal/filebacked"
 	"github.com/bloomkit/bloomkit/internal/hashing"
 	"github.com/bloomkit/bloomkit/internal/sizing"
@@ -46,6 +47,11 @@ type Filter struct {
 	readOnly   bool
 	store      filebacked.Store // the mapped file; zero for an in-memory filter
 }
+
+// The face of every variant (bloomkit.Filter), checked with the interfaces
+// this variant has beside it.
+var _ faces.File = (*Filter)(nil)
+var _ bloomkit.TryAdder = (*Filter)(nil)
 
 // stage is one blocked sub-filter, and the one record of its geometry: its
 // words, blocks and k are the blocked.Filter it probes (filter), its

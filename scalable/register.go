@@ -1,17 +1,11 @@
 package scalable
 
 import (
-	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/filterfile"
-	"github.com/bloomkit/bloomkit/internal/faces"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
-// The face of every variant (bloomkit.Filter), checked with the interfaces
-// this variant has beside it.
-var _ faces.File = (*Filter)(nil)
-var _ bloomkit.TryAdder = (*Filter)(nil)
-
+// filterfile.Open opens this variant's files with Open and OpenReadOnly.
 func init() {
 	filterfile.Register(mmapstore.Scalable, func(path string) (*Filter, error) { return Open(path) }, OpenReadOnly)
 }

@@ -11,7 +11,7 @@ import (
 // error here. Adds go straight to the mapped file; Sync makes them durable
 // and Close seals the file with its checksum.
 func Create(path string, n uint64, p float64, opts ...Option) (*Filter, error) {
-	return create(path, n, p, opts, false)
+	return kind.Create(path, n, p, classic.Configure(opts), false)
 }
 
 // CreateTemp makes a file-backed filter that will replace the file at path
@@ -19,13 +19,7 @@ func Create(path string, n uint64, p float64, opts ...Option) (*Filter, error) {
 // and Publish moves it over path atomically. Close without Publish discards
 // it.
 func CreateTemp(path string, n uint64, p float64, opts ...Option) (*Filter, error) {
-	return create(path, n, p, opts, true)
-}
-
-func create(path string, n uint64, p float64, opts []Option, temp bool) (*Filter, error) {
-	g, err := classic.For(n, p, classic.Configure(opts))
-	return filebacked.CreateFilter("standard", path, temp, g, err,
-		func(g classic.Geometry) *Filter { return &Filter{geom: g} }, (*Filter).header, (*Filter).attach)
+	return kind.Create(path, n, p, classic.Configure(opts), true)
 }
 
 // Open maps the filter file at path read-write, for adding to it. Only one
@@ -36,20 +30,21 @@ func create(path string, n uint64, p float64, opts []Option, temp bool) (*Filter
 // Errors are mmapstore's: an *fs.PathError (Op "open", the path) around the
 // cause, a typed sentinel (mmapstore.ErrVariant for a file of another
 // variant) or fs.ErrNotExist for a missing file.
-func Open(path string) (*Filter, error) { return open(path, false) }
+func Open(path string) (*Filter, error) { return kind.Open(path, filebacked.ReadWrite) }
 
 // OpenReadOnly maps the filter file at path read-only: O(1) whatever its
 // size, and shared with every other process that maps it. Add on the result
 // panics with ErrReadOnly; Union and Intersect return it.
-func OpenReadOnly(path string) (*Filter, error) { return open(path, true) }
+func OpenReadOnly(path string) (*Filter, error) { return kind.Open(path, filebacked.ReadOnly) }
 
-func open(path string, readOnly bool) (*Filter, error) {
-	return filebacked.OpenFilter("standard", path, mmapstore.Standard, readOnly, func(h mmapstore.Header) *Filter {
-		f := &Filter{geom: classic.Of(h), readOnly: readOnly}
-		f.added.Store(h.Count)
-		return f
-	}, (*Filter).attach)
-}
+// OpenPrivate maps the filter file at path copy-on-write
+// (mmapstore.OpenPrivate): O(1) whatever its size, no writer lock taken,
+// and adds change the memory only, never the file. It is for a writer whose
+// durability is a log of digests beside a sealed snapshot (bloomkit serve):
+// the log is replayed into the filter with AddDigest, and a checkpoint
+// writes the whole filter (WriteTo) to a new file renamed over the
+// snapshot. Sync does nothing and Close only unmaps.
+func OpenPrivate(path string) (*Filter, error) { return kind.Open(path, filebacked.Private) }
 
 func (f *Filter) attach(mf *mmapstore.File) {
 	f.words = mf.Words()

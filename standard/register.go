@@ -1,15 +1,9 @@
 package standard
 
 import (
-	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/filterfile"
-	"github.com/bloomkit/bloomkit/internal/faces"
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
-// The face of every variant (bloomkit.Filter), checked with the interfaces
-// this variant has beside it.
-var _ faces.Combining[*Filter] = (*Filter)(nil)
-var _ bloomkit.DigestBatchContainer = (*Filter)(nil)
-
+// filterfile.Open opens this variant's files with Open and OpenReadOnly.
 func init() { filterfile.Register(mmapstore.Standard, Open, OpenReadOnly) }

@@ -2,7 +2,8 @@
 // counting: m cells (bits or counters), k probes per key anywhere in them,
 // the seed and scheme that hash a key, and the capacity and target rate the
 // geometry was sized for. Both variants size m and k by the classic formula
-// (sizing.Standard) and read the same header fields back.
+// (sizing.Standard) and read the same header fields back; their
+// constructors share one body through Kind.
 package classic
 
 import (

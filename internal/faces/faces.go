@@ -1,5 +1,5 @@
 // Package faces names, once, the sets of the root package's interfaces
-// that each kind of variant satisfies, so that each variant's register.go
+// that each kind of variant satisfies, so that each variant's filter.go
 // checks its own at compile time in one line
 // (var _ faces.Combining[*Filter] = (*Filter)(nil)) instead of writing the
 // list out again.

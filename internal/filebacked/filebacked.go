@@ -202,12 +202,27 @@ func CreateFilter[G, F any](pkg, path string, temp bool, g G, err error,
 	return f, nil
 }
 
-// OpenFilter is a variant's open: it maps the file of variant v at path
-// (read-only or for adding), makes the filter its header describes with
-// newF and attaches the mapping with attach. Errors are wrapped with pkg.
-func OpenFilter[F any](pkg, path string, v mmapstore.Variant, readOnly bool,
+// Mode is how OpenFilter maps a file.
+type Mode int
+
+const (
+	ReadWrite Mode = iota // mmapstore.Open: for adding, writer lock taken
+	ReadOnly              // mmapstore.OpenReadOnly: shared, adds refused
+	Private               // mmapstore.OpenPrivate: copy-on-write, the file never changes
+)
+
+// OpenFilter is a variant's open: it maps the file of variant v at path as
+// mode says, makes the filter its header describes with newF and attaches
+// the mapping with attach. Errors are wrapped with pkg.
+func OpenFilter[F any](pkg, path string, v mmapstore.Variant, mode Mode,
 	newF func(h mmapstore.Header) F, attach func(F, *mmapstore.File)) (F, error) {
-	mf, err := Open(path, v, readOnly)
+	var mf *mmapstore.File
+	var err error
+	if mode == Private {
+		mf, err = mmapstore.OpenPrivate(path, v)
+	} else {
+		mf, err = Open(path, v, mode == ReadOnly)
+	}
 	if err != nil {
 		var zero F
 		return zero, fmt.Errorf("%s: %w", pkg, err)
