@@ -68,7 +68,31 @@ func checkPublishTarget(src, dst string, sh mmapstore.Header, force bool) error 
 	if st, err := os.Stat(dst); err == nil && !st.Mode().IsRegular() {
 		return fmt.Errorf("%s: not a regular file or a folder", dst)
 	}
-	return checkVariantTarget(src, sh.Variant, dst, force)
+	if sh.Variant == mmapstore.Growing {
+		return fmt.Errorf("%s is a growing filter: it is two files, %s and its history %s, and publish copies one (a copy without its history opens nowhere); copy both while no writer has them open", src, src, src+".log")
+	}
+	if err := checkVariantTarget(src, sh.Variant, dst, force); err != nil {
+		return err
+	}
+	return checkGrowingWriter(dst)
+}
+
+// checkGrowingWriter refuses to replace dst when it is a growing filter
+// that a writer (add, dedup -state) has open: such a writer holds the lock
+// of its history, not of dst, and writes its table over dst when it
+// closes, which would undo the publish after it reported success.
+func checkGrowingWriter(dst string) error {
+	if dh, err := mmapstore.ReadHeader(dst); err != nil || dh.Variant != mmapstore.Growing {
+		return nil
+	}
+	l, err := mmapstore.OpenLog(dst + ".log")
+	if errors.Is(err, mmapstore.ErrLocked) {
+		return fmt.Errorf("%s is a growing filter that a writer has open (add, dedup -state): it would write its table over the published file when it closes; nothing was replaced", dst)
+	}
+	if err == nil {
+		return l.Close()
+	}
+	return nil
 }
 
 // checkVariantTarget refuses to replace dst, a filter file of another
