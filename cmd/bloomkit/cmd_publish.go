@@ -71,10 +71,7 @@ func checkPublishTarget(src, dst string, sh mmapstore.Header, force bool) error 
 	if sh.Variant == mmapstore.Growing {
 		return fmt.Errorf("%s is a growing filter: it is two files, %s and its history %s, and publish copies one (a copy without its history opens nowhere); copy both while no writer has them open", src, src, src+".log")
 	}
-	if err := checkVariantTarget(src, sh.Variant, dst, force); err != nil {
-		return err
-	}
-	return checkGrowingWriter(dst)
+	return checkVariantTarget(src, sh.Variant, dst, force)
 }
 
 // checkGrowingWriter refuses to replace dst when it is a growing filter
@@ -97,13 +94,17 @@ func checkGrowingWriter(dst string) error {
 
 // checkVariantTarget refuses to replace dst, a filter file of another
 // variant than tag, with what (a file, or the filter a command writes),
-// unless force: publish, build -o and union -o alike. A dst that is not a
+// unless force: publish, build -o and union -o alike; nor a growing dst
+// that a writer has open (checkGrowingWriter). A dst that is not a
 // filter file (missing, or damaged) is no obstacle: replacing it is what a
 // good build is for.
 func checkVariantTarget(what string, tag mmapstore.Variant, dst string, force bool) error {
 	dh, err := mmapstore.ReadHeader(dst)
-	if err != nil || force || dh.Variant == tag {
+	if err != nil {
 		return nil
+	}
+	if force || dh.Variant == tag {
+		return checkGrowingWriter(dst)
 	}
 	return fmt.Errorf("%s is a %s filter and %s a %s one: its readers would get another kind of filter, and a program that opens it as a %s filter refuses it (-force replaces it anyway)",
 		what, tag, dst, dh.Variant, dh.Variant)
