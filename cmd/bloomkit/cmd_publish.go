@@ -68,18 +68,43 @@ func checkPublishTarget(src, dst string, sh mmapstore.Header, force bool) error 
 	if st, err := os.Stat(dst); err == nil && !st.Mode().IsRegular() {
 		return fmt.Errorf("%s: not a regular file or a folder", dst)
 	}
+	if sh.Variant == mmapstore.Growing {
+		return fmt.Errorf("%s is a growing filter: it is two files, %s and its history %s, and publish copies one (a copy without its history opens nowhere); copy both while no writer has them open", src, src, src+".log")
+	}
 	return checkVariantTarget(src, sh.Variant, dst, force)
+}
+
+// checkGrowingWriter refuses to replace dst when it is a growing filter
+// that a writer (add, dedup -state) has open: such a writer holds the lock
+// of its history, not of dst, and writes its table over dst when it
+// closes, which would undo the publish after it reported success.
+func checkGrowingWriter(dst string) error {
+	if dh, err := mmapstore.ReadHeader(dst); err != nil || dh.Variant != mmapstore.Growing {
+		return nil
+	}
+	l, err := mmapstore.OpenLog(dst + ".log")
+	if errors.Is(err, mmapstore.ErrLocked) {
+		return fmt.Errorf("%s is a growing filter that a writer has open (add, dedup -state): it would write its table over the published file when it closes; nothing was replaced", dst)
+	}
+	if err == nil {
+		return l.Close()
+	}
+	return nil
 }
 
 // checkVariantTarget refuses to replace dst, a filter file of another
 // variant than tag, with what (a file, or the filter a command writes),
-// unless force: publish, build -o and union -o alike. A dst that is not a
+// unless force: publish, build -o and union -o alike; nor a growing dst
+// that a writer has open (checkGrowingWriter). A dst that is not a
 // filter file (missing, or damaged) is no obstacle: replacing it is what a
 // good build is for.
 func checkVariantTarget(what string, tag mmapstore.Variant, dst string, force bool) error {
 	dh, err := mmapstore.ReadHeader(dst)
-	if err != nil || force || dh.Variant == tag {
+	if err != nil {
 		return nil
+	}
+	if force || dh.Variant == tag {
+		return checkGrowingWriter(dst)
 	}
 	return fmt.Errorf("%s is a %s filter and %s a %s one: its readers would get another kind of filter, and a program that opens it as a %s filter refuses it (-force replaces it anyway)",
 		what, tag, dst, dh.Variant, dh.Variant)
