@@ -233,8 +233,8 @@ func (s *Server) writer(key []byte, sp spec, create bool) (*entry, error) {
 		}
 		if err := s.openWriter(e); err != nil {
 			e.wmu.Unlock()
-			if errors.Is(err, errDropped) {
-				continue
+			if errors.Is(err, errDropped) || errors.Is(err, errReplacedWhileOpening) {
+				continue // dropped, or published over again meanwhile
 			}
 			return nil, err
 		}

@@ -311,6 +311,11 @@ func (s *Server) openFollowed(e *entry, id fileID, replay *journal, verify bool)
 	return l, replayed, err
 }
 
+// errReplacedWhileOpening: a publish replaced the file while the server
+// opened it for writing; the write command looks at the path again
+// (writer), a client sees it only if that keeps happening.
+var errReplacedWhileOpening = errors.New("was replaced while it was opened for writing; try again")
+
 // followFile marks the file at path, which must be the file id, as followed.
 func followFile(path string, id fileID) (*mmapstore.Follower, error) {
 	fol, err := mmapstore.Follow(path)
@@ -319,7 +324,7 @@ func followFile(path string, id fileID) (*mmapstore.Follower, error) {
 	}
 	if now, err := statID(path); err != nil || !now.same(id) {
 		fol.Close()
-		return nil, fmt.Errorf("%s was replaced while it was opened for writing; try again", path)
+		return nil, fmt.Errorf("%s %w", path, errReplacedWhileOpening)
 	}
 	return fol, nil
 }
@@ -407,6 +412,9 @@ func (s *Server) adopt(e *entry, id fileID) error {
 	if err != nil {
 		if errors.Is(err, errOtherWriter) {
 			return fmt.Errorf("filter %s: the file published over it is still open for writing by another process; adds are refused until it is closed", e.name)
+		}
+		if errors.Is(err, errReplacedWhileOpening) {
+			return err // published over again meanwhile: the command looks again
 		}
 		e.rej = newRejection(e.path, fi, fmt.Errorf("filter %s: the file published over the one being written was refused (%v); adds are refused until a good file is published there", e.name, err))
 		s.stats.refused.Add(1)
