@@ -46,6 +46,11 @@ func openTemp(dir, base string) (*os.File, error) {
 			return f, nil
 		}
 		f.Close()
+		if errors.Is(err, ErrLocked) {
+			// Another build's removeStaleTemps locked the new, empty file
+			// between its creation and this lock, to remove it: a new name.
+			continue
+		}
 		if err != nil {
 			os.Remove(name)
 			return nil, fmt.Errorf("lock %s: %w", name, err)
