@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"runtime"
 
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/counting"
@@ -378,4 +379,47 @@ func (s *Server) growCheck() []scalable.Option {
 		}
 		return nil
 	})}
+}
+
+// replayer returns the functions that replay a log's digests into f, a
+// snapshot no one else uses yet: add takes the digests of each record in
+// order (it may keep none of them), done waits for the adds and counts
+// them into the filter. A partitioned filter is filled by one goroutine
+// per core, each its range of blocks (its Builder's Parts), while the
+// next chunk is read (see partReplay, walreplay.go); a
+// standard or counting one by its Builder.
+func replayer(f bloomkit.Filter) (add func([]bloomkit.Digest), done func()) {
+	switch x := f.(type) {
+	case *partitioned.Filter:
+		b := x.Builder()
+		var parts []digestsPart
+		for _, p := range b.Parts(runtime.GOMAXPROCS(0)) {
+			parts = append(parts, p)
+		}
+		r := newPartReplay(parts, b.Flush)
+		return r.add, r.done
+	case *standard.Filter:
+		b := x.Builder()
+		return func(ds []bloomkit.Digest) { b.AddDigests(ds) }, b.Flush
+	case *counting.Filter:
+		b := x.Builder()
+		return func(ds []bloomkit.Digest) {
+			for _, d := range ds {
+				b.AddDigest(d)
+			}
+		}, b.Flush
+	}
+	a := f.(bloomkit.Adder)
+	return func(ds []bloomkit.Digest) {
+		for _, d := range ds {
+			a.AddDigest(d)
+		}
+	}, func() {}
+}
+
+// oneBlockPerKey reports whether every key of f lives in one block, one
+// page of its file (partitioned), rather than k places.
+func oneBlockPerKey(f bloomkit.Filter) bool {
+	_, ok := f.(*partitioned.Filter)
+	return ok
 }

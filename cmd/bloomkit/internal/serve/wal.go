@@ -15,7 +15,6 @@ import (
 
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/mmapstore"
-	"github.com/bloomkit/bloomkit/partitioned"
 )
 
 // Writes through a write-ahead log (issue 32). A fixed filter the server
@@ -242,7 +241,7 @@ func prefaultForReplay(f bloomkit.Filter, n uint64) bool {
 		return false
 	}
 	touches := n
-	if _, oneBlock := f.(*partitioned.Filter); !oneBlock {
+	if !oneBlockPerKey(f) {
 		touches = n * uint64(f.K())
 	}
 	if pages := f.Bytes() / uint64(os.Getpagesize()); touches < pages/4 {

@@ -1,49 +1,14 @@
 package serve
 
 import (
-	"runtime"
 	"sync"
 
 	"github.com/bloomkit/bloomkit"
-	"github.com/bloomkit/bloomkit/counting"
-	"github.com/bloomkit/bloomkit/partitioned"
-	"github.com/bloomkit/bloomkit/standard"
 )
 
 // replayChunk is how many digests of a log a replay hands to the adders at
 // a time (1 MiB of digests).
 const replayChunk = 1 << 16
-
-// replayer returns the functions that replay a log's digests into f, a
-// snapshot no one else uses yet: add takes the digests of each record in
-// order (it may keep none of them), done waits for the adds and counts
-// them into the filter. A partitioned filter is filled by one goroutine
-// per core, each its range of blocks (its Builder's Parts), while the
-// next chunk is read (see partReplay); a
-// standard or counting one by its Builder.
-func replayer(f bloomkit.Filter) (add func([]bloomkit.Digest), done func()) {
-	switch x := f.(type) {
-	case *partitioned.Filter:
-		r := newPartReplay(x, runtime.GOMAXPROCS(0))
-		return r.add, r.done
-	case *standard.Filter:
-		b := x.Builder()
-		return func(ds []bloomkit.Digest) { b.AddDigests(ds) }, b.Flush
-	case *counting.Filter:
-		b := x.Builder()
-		return func(ds []bloomkit.Digest) {
-			for _, d := range ds {
-				b.AddDigest(d)
-			}
-		}, b.Flush
-	}
-	a := f.(bloomkit.Adder)
-	return func(ds []bloomkit.Digest) {
-		for _, d := range ds {
-			a.AddDigest(d)
-		}
-	}, func() {}
-}
 
 // partReplay replays a log into a partitioned filter: the reader (the
 // caller of add) gathers digests into a chunk, and a full chunk is handed to
@@ -55,8 +20,8 @@ func replayer(f bloomkit.Filter) (add func([]bloomkit.Digest), done func()) {
 // on its block alone: the bits set and the count of new keys are those of
 // adding the log in order.
 type partReplay struct {
-	b     *partitioned.Builder
-	parts []*partitioned.BuilderPart
+	flush func()
+	parts []digestsPart
 	in    []chan []bloomkit.Digest
 	bufs  [2][]bloomkit.Digest // the chunk being read, and the one being added
 	turn  int                  // bufs[turn] is being read
@@ -64,9 +29,16 @@ type partReplay struct {
 	left  sync.WaitGroup       // the parts still adding the chunk handed out
 }
 
-func newPartReplay(f *partitioned.Filter, n int) *partReplay {
-	r := &partReplay{b: f.Builder()}
-	r.parts = r.b.Parts(n)
+// digestsPart adds the digests of its range of blocks of a filter and
+// skips the others (partitioned.BuilderPart).
+type digestsPart interface {
+	AddDigests(ds []bloomkit.Digest) int
+}
+
+// newPartReplay starts a goroutine for each of parts; flush ends the build
+// they belong to (filter.go's replayer makes both).
+func newPartReplay(parts []digestsPart, flush func()) *partReplay {
+	r := &partReplay{parts: parts, flush: flush}
 	for _, p := range r.parts {
 		in := make(chan []bloomkit.Digest, 1)
 		r.in = append(r.in, in)
@@ -115,5 +87,5 @@ func (r *partReplay) done() {
 		close(in)
 	}
 	r.wg.Wait()
-	r.b.Flush()
+	r.flush()
 }
