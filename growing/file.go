@@ -71,6 +71,11 @@ func Create(path string, n0 uint64, p float64, opts ...Option) (*Filter, error) 
 	li := mmapstore.LogInfo{Scheme: c.scheme, Seed: c.seed, Owner: f.id}
 	if f.log, err = mmapstore.CreateLog(HistoryPath(path), li); err != nil {
 		os.Remove(path)
+		if errors.Is(err, fs.ErrExist) {
+			// A filter removed without its history (rm PATH): say which
+			// file is in the way.
+			return nil, fmt.Errorf("growing: %w: the history log of a filter at %s is still there (a growing filter is two files); remove it too to make a new filter, or put its filter back", err, path)
+		}
 		return nil, err
 	}
 	t, err := f.mapSnapshot()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -109,4 +110,18 @@ func TestDedupGrowing(t *testing.T) {
 	require.NotEqual(t, "0", infoField(t, info, "rebuilds"))
 
 	require.Empty(t, bk(t, dir, "", "dedup", "-state", "seen.bloom", "in.txt").ok(t), "every line seen in the first run")
+}
+
+// TestGrowingRemovedWithoutItsLog replays `rm seen.bloom` to start over,
+// then `bloomkit create -variant growing seen.bloom` (and `dedup -state`):
+// the history log left behind is in the way, and the error says so and
+// what to do, instead of only "open seen.bloom.log: file exists".
+func TestGrowingRemovedWithoutItsLog(t *testing.T) {
+	dir := t.TempDir()
+	bk(t, dir, "", "create", "-variant", "growing", "-n", "1000", "seen.bloom").ok(t)
+	require.NoError(t, os.Remove(filepath.Join(dir, "seen.bloom")))
+	r := bk(t, dir, "", "create", "-variant", "growing", "-n", "1000", "seen.bloom")
+	r.fails(t, "seen.bloom.log", "history log", "remove it too")
+	require.Equal(t, []string{"seen.bloom.log"}, dirNames(t, dir), "nothing else made, the log left as it was")
+	bk(t, dir, "a\n", "dedup", "-state", "seen.bloom", "-variant", "growing").fails(t, "remove it too")
 }
