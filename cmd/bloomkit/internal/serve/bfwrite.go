@@ -130,19 +130,15 @@ func (s *Server) insert(c redcon.Conn, key []byte, items [][]byte, sp spec, crea
 	h := ls.Value()
 	// RedisBloom stops at the first item it cannot add and replies an
 	// array of the items it went through, the last one an error.
-	res := e.addAnswers[:0] // reused: a command allocates nothing
+	// The buffers are the entry's, reused: a command allocates nothing.
+	res := e.addAnswers[:0]
+	ds, found, warm := h.warmAdds(items, e.addDigests, e.addFound)
 	defer func() {
-		if cap(res) <= maxKeptAnswers {
-			e.addAnswers = res[:0]
+		if cap(res) <= maxKeptAnswers && cap(ds) <= maxKeptAnswers {
+			e.addAnswers, e.addDigests, e.addFound = res[:0], ds[:0], found[:0]
 		}
 	}()
 	failed := ""
-	ds, found, warm := h.warmAdds(items, e.addDigests, e.addFound)
-	defer func() {
-		if cap(ds) <= maxKeptAnswers {
-			e.addDigests, e.addFound = ds[:0], found[:0]
-		}
-	}()
 	for i, k := range items {
 		if !h.scaling() && h.f.Added() >= h.f.Capacity() && !h.f.Contains(k) {
 			failed = errFull
