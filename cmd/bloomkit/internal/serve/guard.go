@@ -46,7 +46,7 @@ func (l *guardListener) Accept() (net.Conn, error) {
 			return nil, net.ErrClosed
 		}
 	}
-	g := &guardConn{Conn: c, s: l.s, lim: limitsOf(&l.s.cfg), authed: true, stripe: nextStripe.Add(1)}
+	g := &guardConn{Conn: c, raw: rawConnOf(c), s: l.s, lim: limitsOf(&l.s.cfg), authed: true, stripe: nextStripe.Add(1)}
 	if l.s.cfg.Password != "" {
 		g.lim, g.authed = preAuthLimits, false
 	}
@@ -74,6 +74,7 @@ func retryAccept(err error) bool {
 // authenticated client, as Redis does.
 type guardConn struct {
 	net.Conn
+	raw    syscall.RawConn // the socket's descriptor, nil when not a socket
 	s      *Server
 	lim    cmdLimits
 	authed bool
@@ -160,7 +161,7 @@ func (g *guardConn) Read(p []byte) (int, error) {
 		if len(g.hold) == 0 {
 			// Nothing held: read straight into p, keep what follows the
 			// last whole command.
-			n, err := g.Conn.Read(p)
+			n, err := g.connRead(p)
 			g.s.stats.netIn.add(g.stripe, int64(n))
 			msg, end, stop := g.scan(p[:n])
 			if msg != "" && end > 0 {
@@ -191,11 +192,29 @@ func (g *guardConn) Read(p []byte) (int, error) {
 		if !g.room(4096) {
 			return 0, g.fail(g.overBudget())
 		}
-		n, err := g.Conn.Read(g.hold[len(g.hold):cap(g.hold)])
+		n, err := g.connRead(g.hold[len(g.hold):cap(g.hold)])
 		g.s.stats.netIn.add(g.stripe, int64(n))
 		g.hold = g.hold[:len(g.hold)+n]
 		g.readErr = err
 	}
+}
+
+// connRead reads from the connection, with raw system calls where it is a
+// socket (rawRead says why).
+func (g *guardConn) connRead(p []byte) (int, error) {
+	if g.raw == nil {
+		return g.Conn.Read(p)
+	}
+	return rawRead(g.raw, p)
+}
+
+// Write writes replies, with raw system calls where the connection is a
+// socket (rawRead says why).
+func (g *guardConn) Write(p []byte) (int, error) {
+	if g.raw == nil {
+		return g.Conn.Write(p)
+	}
+	return rawWrite(g.raw, p)
 }
 
 // room makes hold able to take n more bytes, taking them from the budget.
