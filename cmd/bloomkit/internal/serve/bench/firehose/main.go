@@ -8,10 +8,13 @@
 //	firehose -addr 127.0.0.1:6379 -key hits100000 -r 100000 -c 50 -P 16 -n 2000000
 //
 // redis-benchmark parses every reply and builds every request during the
-// run: on a 2-core machine it takes a whole core at 0.5-0.7 M requests/s
-// and is what limits the measurement. firehose costs a few system calls a
-// pipeline, so the server keeps most of the machine; issue32.sh's scaling
-// case uses it and prints its CPU share.
+// run: on a 2-core machine it takes a whole core at 0.5-0.8 M requests/s
+// and is what limits the measurement. On Linux firehose drives its
+// connections from -loops event loops (epoll, one thread each, as Redis
+// serves them): a read and a write a pipeline, so at -P 16 it costs the
+// server's machine a small share of a core per million lookups a second.
+// issue32.sh prints that share beside every figure it takes with it.
+// Elsewhere it runs a goroutine a connection.
 package main
 
 import (
@@ -47,6 +50,7 @@ func run(args []string, out io.Writer) error {
 	conns := fs.Int("c", 50, "connections")
 	depth := fs.Int("P", 16, "lookups pipelined a connection")
 	total := fs.Int64("n", 2000000, "lookups in all")
+	loops := fs.Int("loops", 1, "event loops (threads) driving the connections, Linux; 0: a goroutine a connection")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -55,42 +59,22 @@ func run(args []string, out io.Writer) error {
 	}
 	var left atomic.Int64
 	left.Store(*total)
-	var hits, answered atomic.Int64
-	errs := make(chan error, *conns)
-	var ready, wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range *conns {
-		c, err := net.Dial("tcp", *addr)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		bufs := pipelines(*key, *keyRange, *depth, uint64(i))
-		ready.Add(1)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ready.Done()
-			<-start
-			h, n, err := drive(c, bufs, *depth, &left)
-			hits.Add(h)
-			answered.Add(n)
-			errs <- err
-		}()
+	bufs := make([][][]byte, *conns)
+	for i := range bufs {
+		bufs[i] = pipelines(*key, *keyRange, *depth, uint64(i))
 	}
-	ready.Wait()
-	began := time.Now()
-	close(start)
-	wg.Wait()
-	took := time.Since(began)
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			return err
-		}
+	var hits, answered int64
+	var took time.Duration
+	var err error
+	if *loops > 0 && haveLoops {
+		hits, answered, took, err = runLoops(*addr, bufs, *depth, &left, *loops)
+	} else {
+		hits, answered, took, err = runGoroutines(*addr, bufs, *depth, &left)
 	}
-	n := answered.Load()
-	fmt.Fprintf(out, "%.0f requests/s, %d lookups, %d hits, %.3f s\n", float64(n)/took.Seconds(), n, hits.Load(), took.Seconds())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%.0f requests/s, %d lookups, %d hits, %.3f s\n", float64(answered)/took.Seconds(), answered, hits, took.Seconds())
 	return nil
 }
 
@@ -108,6 +92,44 @@ func pipelines(key string, keyRange, depth int, seed uint64) [][]byte {
 		out[i] = b
 	}
 	return out
+}
+
+// runGoroutines drives each connection from a goroutine of its own.
+func runGoroutines(addr string, bufs [][][]byte, depth int, left *atomic.Int64) (hits, answered int64, took time.Duration, err error) {
+	var h, n atomic.Int64
+	errs := make(chan error, len(bufs))
+	var ready, wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range bufs {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		defer c.Close()
+		ready.Add(1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ready.Done()
+			<-start
+			ch, cn, err := drive(c, bufs[i], depth, left)
+			h.Add(ch)
+			n.Add(cn)
+			errs <- err
+		}()
+	}
+	ready.Wait()
+	began := time.Now()
+	close(start)
+	wg.Wait()
+	took = time.Since(began)
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return 0, 0, 0, err
+		}
+	}
+	return h.Load(), n.Load(), took, nil
 }
 
 // drive sends pipelines until the shared budget left runs out, reading
