@@ -4,9 +4,11 @@
 # appendfsync everysec), each case alternating the two servers ALTS times
 # (3), medians, a ratio per row and the targets' table at the end.
 #
-#   lookups   BF.EXISTS hits, redis-benchmark -c 50 -P 16, on a SMALL-item
-#             (1e5) and a BIG-item (1e8, 124 MB) filter at p = 0.01; -c 1 on
-#             the small one. With PIN=1 (the default on 2 or more CPUs) each
+#   lookups   BF.EXISTS hits, -c 50 -P 16, on a SMALL-item (1e5) and a
+#             BIG-item (1e8, 124 MB) filter at p = 0.01, driven by
+#             redis-benchmark and by bench/firehose (LOOKUP_GENS), each with
+#             the server's CPU use and its requests per CPU-second; -c 1
+#             (redis-benchmark) on the small one. With PIN=1 (the default on 2 or more CPUs) each
 #             server runs on CPU 0 alone and redis-benchmark on CPU 1: one core
 #             each, as RedisBloom executes commands on one thread (PIN=0: all
 #             three share every CPU, and the generator takes its share from
@@ -88,22 +90,56 @@ if has_case lookups; then
 		fill_rb $RBP "hits$n" "$n"
 	done
 	echo "  filters: bloomkit $(redis-cli -p $BKP BF.INFO hits$BIG SIZE | tr '\n' ' ')bytes, RedisBloom $(redis-cli -p $RBP BF.INFO hits$BIG SIZE | tr '\n' ' ')bytes for $BIG items"
-	lookup_case() { # NAME ITEMS TARGET REDIS-BENCHMARK-ARGS...
-		local name=$1 n=$2 target=$3 a b bks=() rbs=()
+	FH="$W/firehose"
+	(cd "$HERE/firehose" && go build -o "$FH" .)
+	gen_cpus=0-$(($(nproc) - 1))
+	[ -n "$srv_cpu" ] && gen_cpus=1
+	# gen_rate PID GEN N REDIS-BENCHMARK-ARGS...: "requests/s server-CPU%"
+	# of one run of GEN (redis-benchmark or firehose) against the server
+	# PID (its port from the pid), the server's CPU in % of one core (user +
+	# system time over the run's wall time).
+	gen_rate() {
+		local pid=$1 gen=$2 n=$3 port s0 s1 t0 t1 r
 		shift 3
+		[ "$pid" = "$BKPID" ] && port=$BKP || port=$RBP
+		s0=$(cpu_ticks "$pid") t0=$(date +%s.%N)
+		if [ "$gen" = firehose ]; then
+			r=$(taskset -c "$gen_cpus" "$FH" -addr $HOST:"$port" -key "hits$n" -r "$n" "$@" | cut -d' ' -f1)
+		else
+			r=$(GEN_CPUS=${srv_cpu:+1} rps "$port" "$@" -r "$n" BF.EXISTS "hits$n" __rand_int__)
+		fi
+		s1=$(cpu_ticks "$pid") t1=$(date +%s.%N)
+		awk -v r="$r" -v s="$((s1 - s0))" -v hz="$(getconf CLK_TCK)" -v t0="$t0" -v t1="$t1" \
+			'BEGIN { printf "%s %.0f\n", r, 100 * s / hz / (t1 - t0) }'
+	}
+	lookup_case() { # NAME ITEMS TARGET GENERATOR ARGS...
+		local name=$1 n=$2 target=$3 gen=$4 a b ca cb bks=() rbs=() bkc=() rbc=()
+		shift 4
 		[ "$PIN" = 1 ] && name="$name, pinned"
+		name="$name, $gen"
 		for _ in $(seq 1 "$ALTS"); do
-			a=$(GEN_CPUS=${srv_cpu:+1} rps $BKP "$@" -r "$n" BF.EXISTS "hits$n" __rand_int__)
-			b=$(GEN_CPUS=${srv_cpu:+1} rps $RBP "$@" -r "$n" BF.EXISTS "hits$n" __rand_int__)
+			read -r a ca < <(gen_rate "$BKPID" "$gen" "$n" "$@")
+			read -r b cb < <(gen_rate "$RBPID" "$gen" "$n" "$@")
 			bks+=("$a") rbs+=("$b")
-			echo "  $name: bloomkit $a, RedisBloom $b requests/s"
+			bkc+=("$(awk -v r="$a" -v c="$ca" 'BEGIN { if (c > 0) printf "%.0f\n", r * 100 / c }')")
+			rbc+=("$(awk -v r="$b" -v c="$cb" 'BEGIN { if (c > 0) printf "%.0f\n", r * 100 / c }')")
+			echo "  $name: bloomkit $a (server at ${ca}% of a core), RedisBloom $b (${cb}%) requests/s"
 		done
 		a=$(median "${bks[@]}") b=$(median "${rbs[@]}")
 		row "$name (requests/s)" "$a" "$b" "$(ratio "$a" "$b")" "≥ $target×" "$(verdict "$a >= $target * $b")"
+		a=$(median "${bkc[@]}") b=$(median "${rbc[@]}")
+		row "per second of server CPU: $name (requests)" "$a" "$b" "$(ratio "$a" "$b")" "(figure)" "—"
 	}
-	lookup_case "BF.EXISTS hits -c 50 -P 16, $SMALL items" "$SMALL" 1.0 -c 50 -P 16 -n "$N_P16"
-	lookup_case "BF.EXISTS hits -c 50 -P 16, $BIG items" "$BIG" 1.5 -c 50 -P 16 -n "$N_P16"
-	lookup_case "BF.EXISTS hits -c 1, $SMALL items" "$SMALL" 0.95 -c 1 -n "$N_C1"
+	# LOOKUP_GENS: the load generators of the pipelined rows: redis-benchmark
+	# (parses every reply: on a 2-core VM it takes its core at 0.7-0.8 M
+	# requests/s and is then the limit for both servers) and firehose
+	# (bench/firehose: prepared pipelines, an epoll loop, no parsing beyond
+	# counting the :0 and :1).
+	for gen in ${LOOKUP_GENS:-redis-benchmark firehose}; do
+		lookup_case "BF.EXISTS hits -c 50 -P 16, $SMALL items" "$SMALL" 1.0 "$gen" -c 50 -P 16 -n "$N_P16"
+		lookup_case "BF.EXISTS hits -c 50 -P 16, $BIG items" "$BIG" 1.5 "$gen" -c 50 -P 16 -n "$N_P16"
+	done
+	lookup_case "BF.EXISTS hits -c 1, $SMALL items" "$SMALL" 0.95 redis-benchmark -c 1 -n "$N_C1"
 	stop "$BKPID"
 	stop "$RBPID"
 fi
