@@ -11,5 +11,5 @@ func nofileLimit() uint64 {
 	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl) != nil {
 		return 0
 	}
-	return rl.Cur
+	return uint64(rl.Cur) // int64 on FreeBSD
 }
