@@ -27,6 +27,7 @@ func serveCommand(fs *flag.FlagSet, std stdio) func(args []string) error {
 	fs.DurationVar(&cfg.FsyncInterval, "fsync-interval", cfg.FsyncInterval, "sync written filters this often (like appendfsync everysec); kill -9 loses at most this much")
 	fs.DurationVar(&cfg.WatchInterval, "watch-interval", cfg.WatchInterval, "look for files published over served ones this often")
 	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", cfg.IdleTimeout, "close clients idle this long (0: never)")
+	fs.IntVar(&cfg.EventLoops, "event-loops", cfg.EventLoops, "event loops serving the connections that send lookups, a read and a write a pipeline (Linux; -1: one a core, 0: a goroutine a connection; not with -idle-timeout)")
 	fs.IntVar(&cfg.MaxClients, "max-clients", cfg.MaxClients, "clients served at once; more get \"ERR max number of clients reached\"")
 	fs.IntVar(&cfg.MaxArgs, "max-args", cfg.MaxArgs, "arguments in one command")
 	fs.IntVar(&cfg.MaxBulk, "max-bulk", cfg.MaxBulk, "bytes in one argument (a key or an item)")

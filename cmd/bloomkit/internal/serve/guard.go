@@ -47,6 +47,7 @@ func (l *guardListener) Accept() (net.Conn, error) {
 		}
 	}
 	g := &guardConn{Conn: c, raw: rawConnOf(c), s: l.s, lim: limitsOf(&l.s.cfg), authed: true, stripe: nextStripe.Add(1)}
+	g.rio = newRawIO(g.raw)
 	if l.s.cfg.Password != "" {
 		g.lim, g.authed = preAuthLimits, false
 	}
@@ -74,7 +75,13 @@ func retryAccept(err error) bool {
 // authenticated client, as Redis does.
 type guardConn struct {
 	net.Conn
-	raw    syscall.RawConn // the socket's descriptor, nil when not a socket
+	raw syscall.RawConn // the socket's descriptor, nil when not a socket
+	rio *rawIO          // raw's reads and writes (rawio_unix.go)
+	// inLoop: an event loop serves the connection (lp, under loopID);
+	// reads and writes then never wait.
+	inLoop atomic.Bool
+	lp     *evLoop
+	loopID uint64
 	s      *Server
 	lim    cmdLimits
 	authed bool
@@ -193,6 +200,9 @@ func (g *guardConn) Read(p []byte) (int, error) {
 			return 0, g.fail(g.overBudget())
 		}
 		n, err := g.connRead(g.hold[len(g.hold):cap(g.hold)])
+		if err == errAgain {
+			return 0, err // the rest of the command has not come yet
+		}
 		g.s.stats.netIn.add(g.stripe, int64(n))
 		g.hold = g.hold[:len(g.hold)+n]
 		g.readErr = err
@@ -202,19 +212,35 @@ func (g *guardConn) Read(p []byte) (int, error) {
 // connRead reads from the connection, with raw system calls where it is a
 // socket (rawRead says why).
 func (g *guardConn) connRead(p []byte) (int, error) {
-	if g.raw == nil {
+	if g.rio == nil {
 		return g.Conn.Read(p)
 	}
-	return rawRead(g.raw, p)
+	return g.rio.read(p, !g.inLoop.Load())
+}
+
+// errAgain: the socket has no input (or takes no more output) now; an
+// event loop's read and write answer it instead of waiting.
+var errAgain = errors.New("the socket would block")
+
+// buffered reports whether Read has something to give without reading the
+// socket: whole commands, or an error.
+func (g *guardConn) buffered() bool {
+	return g.ready > 0 || g.scanned < len(g.hold) || g.later != "" || g.failed != nil || g.readErr != nil
+}
+
+// idle reports whether the guard holds no input and no error: the
+// connection can go to an event loop.
+func (g *guardConn) idle() bool {
+	return len(g.hold) == 0 && g.ready == 0 && g.readErr == nil && g.failed == nil && g.later == ""
 }
 
 // Write writes replies, with raw system calls where the connection is a
 // socket (rawRead says why).
 func (g *guardConn) Write(p []byte) (int, error) {
-	if g.raw == nil {
+	if g.rio == nil {
 		return g.Conn.Write(p)
 	}
-	return rawWrite(g.raw, p)
+	return g.rio.write(p, !g.inLoop.Load())
 }
 
 // room makes hold able to take n more bytes, taking them from the budget.
@@ -258,7 +284,14 @@ func (g *guardConn) fail(msg string) error {
 // server closes it from another goroutine).
 func (g *guardConn) Close() error {
 	g.s.pending.give(g.held.Swap(0))
-	return g.Conn.Close()
+	err := g.Conn.Close()
+	if g.inLoop.Load() {
+		// Closed from elsewhere (CLIENT KILL, Shutdown) while a loop
+		// serves it: the socket left the loop's set as it closed, so
+		// the loop is told to forget it.
+		g.lp.kill(g.loopID)
+	}
+	return err
 }
 
 // scan advances the framing state over p and returns the error to send

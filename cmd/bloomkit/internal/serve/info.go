@@ -55,6 +55,8 @@ func portOf(addr string) string {
 
 func (s *Server) infoClients(b *strings.Builder) {
 	fmt.Fprintf(b, "connected_clients:%d\r\nmaxclients:%d\r\n", s.clients.Load(), s.cfg.MaxClients)
+	fmt.Fprintf(b, "event_loops:%d\r\nevent_loop_clients:%d\r\nevent_loop_handoffs:%d\r\n",
+		len(s.evLoops), s.stats.loopClients.Load(), s.stats.loopHandoffs.Load())
 }
 
 func (s *Server) infoStats(b *strings.Builder) {

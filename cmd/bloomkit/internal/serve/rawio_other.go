@@ -9,5 +9,11 @@ import (
 
 func rawConnOf(net.Conn) syscall.RawConn { return nil }
 
-func rawRead(syscall.RawConn, []byte) (int, error)  { panic("no raw reads here") }
-func rawWrite(syscall.RawConn, []byte) (int, error) { panic("no raw writes here") }
+// rawIO: raw system calls are for Unix; elsewhere connections read and
+// write through net.Conn (newRawIO gives nil).
+type rawIO struct{}
+
+func newRawIO(syscall.RawConn) *rawIO { return nil }
+
+func (o *rawIO) read([]byte, bool) (int, error)  { return 0, errAgain }
+func (o *rawIO) write([]byte, bool) (int, error) { return 0, errAgain }

@@ -9,8 +9,8 @@ import (
 	"unsafe"
 )
 
-// rawConnOf is the connection's descriptor for rawRead and rawWrite, nil
-// when it has none (a connection of a test that is not a socket).
+// rawConnOf is the connection's descriptor for rawIO, nil when it has none
+// (a connection of a test that is not a socket).
 func rawConnOf(c net.Conn) syscall.RawConn {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
@@ -23,32 +23,85 @@ func rawConnOf(c net.Conn) syscall.RawConn {
 	return rc
 }
 
-// rawRead reads from a connection's socket as net.Conn.Read does (waiting
+// rawIO reads and writes a connection's socket as net.Conn does (waiting
 // through the runtime's poller, honouring deadlines and Close), but makes
-// the read(2) itself a raw system call. The socket is non-blocking, so the
-// call never blocks; a plain system call would tell the runtime it may
-// block, and after the process was idle that wakes the runtime's monitor
-// thread (a futex wake, a thread switch and a 20 µs timer on the CPU
-// serving the command): at -c 1 that was a third of a request's time.
-func rawRead(rc syscall.RawConn, p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
+// the read(2) and write(2) themselves raw system calls. The socket is
+// non-blocking, so they never block; a plain system call would tell the
+// runtime it may block, and after the process was idle that wakes the
+// runtime's monitor thread (a futex wake, a thread switch and a 20 µs
+// timer on the CPU serving the command): at -c 1 that was a third of a
+// request's time. Without wait (an event loop's), a read or write that
+// would block answers errAgain instead. The functions handed to the
+// RawConn are made once, so that a call allocates nothing.
+type rawIO struct {
+	rc     syscall.RawConn
+	rd, wr rawOp
+}
+
+// rawOp is the state of a read or a write, for its function.
+type rawOp struct {
+	p     []byte
+	n     int
+	errno syscall.Errno
+	wait  bool
+	fn    func(uintptr) bool
+}
+
+func newRawIO(rc syscall.RawConn) *rawIO {
+	if rc == nil {
+		return nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := rc.Read(func(fd uintptr) bool {
+	o := &rawIO{rc: rc}
+	r, w := &o.rd, &o.wr
+	r.fn = func(fd uintptr) bool {
 		for {
-			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+			n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&r.p[0])), uintptr(len(r.p)))
 			if e == syscall.EINTR {
 				continue
 			}
-			n, errno = int(r), e
-			return e != syscall.EAGAIN
+			r.n, r.errno = int(n), e
+			return !(r.wait && e == syscall.EAGAIN)
 		}
-	})
+	}
+	w.fn = func(fd uintptr) bool {
+		for w.n < len(w.p) {
+			n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&w.p[w.n])), uintptr(len(w.p)-w.n))
+			switch e {
+			case 0:
+				w.n += int(n)
+			case syscall.EINTR:
+			case syscall.EAGAIN:
+				if w.wait {
+					return false
+				}
+				w.errno = e
+				return true
+			default:
+				w.errno = e
+				return true
+			}
+		}
+		return true
+	}
+	return o
+}
+
+// read reads into p; wait: as net.Conn.Read, else errAgain when the socket
+// holds nothing.
+func (o *rawIO) read(p []byte, wait bool) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	r := &o.rd
+	r.p, r.n, r.errno, r.wait = p, 0, 0, wait
+	err := o.rc.Read(r.fn)
+	n, errno := r.n, r.errno
+	r.p = nil
 	switch {
 	case err != nil:
 		return 0, err
+	case errno == syscall.EAGAIN:
+		return 0, errAgain
 	case errno != 0:
 		return 0, &net.OpError{Op: "read", Net: "tcp", Err: errno}
 	case n == 0:
@@ -57,33 +110,21 @@ func rawRead(rc syscall.RawConn, p []byte) (int, error) {
 	return n, nil
 }
 
-// rawWrite writes all of p as net.Conn.Write does, with raw write(2) calls
-// (see rawRead); it waits through the poller while the socket's buffer is
-// full.
-func rawWrite(rc syscall.RawConn, p []byte) (int, error) {
-	done := 0
-	var errno syscall.Errno
-	err := rc.Write(func(fd uintptr) bool {
-		for done < len(p) {
-			r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done))
-			switch e {
-			case 0:
-				done += int(r)
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				return false
-			default:
-				errno = e
-				return true
-			}
-		}
-		return true
-	})
-	if err != nil {
-		return done, err
+// write writes p; wait: all of it, as net.Conn.Write, else what the socket
+// takes now, with errAgain when that is not all.
+func (o *rawIO) write(p []byte, wait bool) (int, error) {
+	w := &o.wr
+	w.p, w.n, w.errno, w.wait = p, 0, 0, wait
+	err := o.rc.Write(w.fn)
+	n, errno := w.n, w.errno
+	w.p = nil
+	switch {
+	case err != nil:
+		return n, err
+	case errno == syscall.EAGAIN:
+		return n, errAgain
+	case errno != 0:
+		return n, &net.OpError{Op: "write", Net: "tcp", Err: errno}
 	}
-	if errno != 0 {
-		return done, &net.OpError{Op: "write", Net: "tcp", Err: errno}
-	}
-	return done, nil
+	return n, nil
 }

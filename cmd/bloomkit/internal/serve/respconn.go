@@ -27,6 +27,8 @@ type respConn struct {
 	ctx    any
 	closed bool
 	stripe uint32 // of the server's striped counts
+	// onlyLoop: the last read brought only commands an event loop runs.
+	onlyLoop bool
 }
 
 var _ redcon.Conn = (*respConn)(nil)
@@ -94,15 +96,50 @@ func (s *Server) serveConns(ln net.Listener) error {
 			nc.Close()
 			continue
 		}
-		go s.serveConn(c)
+		if !s.toLoop(c) {
+			go s.serveConn(c, false)
+		}
 	}
 }
 
+// toLoop hands c to an event loop (evloop_linux.go) when the server has
+// them and c may be served there: true when it did.
+func (s *Server) toLoop(c *respConn) bool {
+	g, ok := c.nc.(*guardConn)
+	if len(s.evLoops) == 0 || !ok || g.rio == nil || s.cfg.IdleTimeout > 0 {
+		return false
+	}
+	return s.evLoops[c.stripe%uint32(len(s.evLoops))].add(c, g)
+}
+
+// backToLoop reports whether c, served by a goroutine of its own, can go
+// back to an event loop before it waits for input: its last read brought
+// only commands a loop runs, nothing of it is pending (input, replies, an
+// open transaction), and the server has loops.
+func (s *Server) backToLoop(c *respConn) bool {
+	if !c.onlyLoop || c.closed || c.rd.w != 0 || len(c.out) != 0 {
+		return false
+	}
+	if cl, ok := c.ctx.(*client); !ok || cl.tx != nil {
+		return false
+	}
+	if g, ok := c.nc.(*guardConn); !ok || !g.idle() {
+		return false
+	}
+	return s.toLoop(c)
+}
+
 // serveConn runs one connection until the client leaves, a protocol error,
-// a command that closes it, or Shutdown.
-func (s *Server) serveConn(c *respConn) {
+// a command that closes it, or Shutdown, or until it goes back to an event
+// loop. resumed: an event loop handed it over, with replies to write and
+// commands to run in its buffers.
+func (s *Server) serveConn(c *respConn, resumed bool) {
 	var err error
+	looped := false
 	defer func() {
+		if looped {
+			return
+		}
 		c.nc.Close()
 		s.conns.remove(c)
 		if errors.Is(err, io.EOF) {
@@ -113,7 +150,14 @@ func (s *Server) serveConn(c *respConn) {
 			cl.readers.close()
 		}
 	}()
+	if resumed && (!c.flush() || !c.run()) {
+		return
+	}
 	for {
+		if s.backToLoop(c) {
+			looped = true
+			return
+		}
 		if s.cfg.IdleTimeout > 0 {
 			c.nc.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
 		}
@@ -133,12 +177,30 @@ func (s *Server) serveConn(c *respConn) {
 
 // run executes the whole commands in the buffer and writes their replies;
 // false when the connection is to be closed.
-func (c *respConn) run() bool {
+func (c *respConn) run() bool { return c.runIn(nil) == runOn }
+
+// What runIn asks of its caller.
+type runResult int
+
+const (
+	runOn      runResult = iota // read on
+	runClose                    // close the connection
+	runHandoff                  // (a loop) hand the connection to a goroutine of its own
+)
+
+// runIn executes the whole commands in the buffer and writes their
+// replies. Run by the event loop l (nil: by the connection's goroutine),
+// it stops before a command the loop does not run, and when the socket
+// does not take the replies at once, and answers runHandoff: what is left
+// is the connection's goroutine's to run and write.
+func (c *respConn) runIn(l *evLoop) runResult {
 	s := c.s
 	cl, _ := c.ctx.(*client)
-	entered := false
+	entered, handoff := false, false
+	c.onlyLoop = true
 	var n uint64
 	for !c.closed {
+		r0 := c.rd.r
 		args, err := c.rd.next()
 		if err != nil {
 			if cl != nil {
@@ -152,6 +214,14 @@ func (c *respConn) run() bool {
 		}
 		if args == nil {
 			break
+		}
+		if !loopCommand(args[0]) {
+			c.onlyLoop = false
+			if l != nil {
+				c.rd.r = r0 // the goroutine runs it
+				handoff = true
+				break
+			}
 		}
 		// One admission per read, not per command: the counter is shared
 		// by every core. Shutdown waits for the read's commands to end.
@@ -177,8 +247,15 @@ func (c *respConn) run() bool {
 			s.leave(c.stripe)
 			s.stats.commands.add(c.stripe, int64(n))
 			entered, n = false, 0
-			if !c.flush() {
-				return false
+			if l != nil {
+				if ok, again := c.flushNow(); !ok {
+					return runClose
+				} else if again {
+					handoff = true
+					break
+				}
+			} else if !c.flush() {
+				return runClose
 			}
 		}
 	}
@@ -190,7 +267,50 @@ func (c *respConn) run() bool {
 		s.stats.commands.add(c.stripe, int64(n))
 	}
 	c.rd.reset()
-	return c.flush() && !c.closed
+	if l == nil {
+		if c.flush() && !c.closed {
+			return runOn
+		}
+		return runClose
+	}
+	ok, again := c.flushNow()
+	switch {
+	case !ok:
+		return runClose
+	case again || handoff:
+		return runHandoff
+	case c.closed:
+		return runClose
+	}
+	return runOn
+}
+
+// loopCommand reports whether an event loop runs the command named: the
+// lookups and the commands that answer at once, none of which waits for
+// another client or for the disk.
+func loopCommand(name []byte) bool {
+	switch len(name) {
+	case 4:
+		return asciiEqualFold(name, "ping") || asciiEqualFold(name, "echo")
+	case 9:
+		return asciiEqualFold(name, "bf.exists")
+	case 10:
+		return asciiEqualFold(name, "bf.mexists")
+	}
+	return false
+}
+
+func asciiEqualFold(b []byte, lower string) bool {
+	for i := range len(b) {
+		x := b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if x != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // maxOutHeld is how many bytes of replies a connection holds before it
@@ -213,6 +333,26 @@ func (c *respConn) flush() bool {
 		c.out = c.out[:0]
 	}
 	return err == nil
+}
+
+// flushNow writes the replies held as far as the socket takes them at
+// once (an event loop's write): ok false when the write failed, again
+// when replies are left in c.out for the connection's goroutine.
+func (c *respConn) flushNow() (ok, again bool) {
+	if len(c.out) == 0 {
+		return true, false
+	}
+	n, err := c.nc.Write(c.out)
+	if err == errAgain {
+		c.out = c.out[:copy(c.out, c.out[n:])]
+		return true, true
+	}
+	if cap(c.out) > respBufSize {
+		c.out = nil
+	} else {
+		c.out = c.out[:0]
+	}
+	return err == nil, false
 }
 
 // endBatch answers the lookups still queued and releases the filters the

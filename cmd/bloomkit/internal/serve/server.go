@@ -33,6 +33,11 @@ type Config struct {
 	FsyncInterval time.Duration // how often written filters are synced
 	WatchInterval time.Duration // how often DIR is rescanned for publishes
 	IdleTimeout   time.Duration // a client idle this long is closed; 0: never
+	// EventLoops serve the connections whose commands are lookups
+	// (evloop_linux.go): a read and a write a pipeline. 0: none, every
+	// connection has a goroutine; below 0: one per GOMAXPROCS. Linux
+	// only; not with IdleTimeout.
+	EventLoops int
 
 	MaxClients     int    // connections served at once
 	MaxArgs        int    // arguments in one command
@@ -71,6 +76,7 @@ func Defaults() Config {
 		FsyncInterval:  time.Second,
 		WatchInterval:  time.Second,
 		IdleTimeout:    0,
+		EventLoops:     -1,
 		MaxClients:     10000,
 		MaxArgs:        1 << 20,
 		MaxBulk:        1 << 20,
@@ -125,6 +131,8 @@ type Server struct {
 	loops    sync.WaitGroup
 	shutOnce sync.Once
 
+	evLoops []*evLoop // (evloop_linux.go), set before the first accept
+
 	x ext // issue 31's state: clients, expiries (admin_clients.go)
 }
 
@@ -132,7 +140,9 @@ type stats struct {
 	conns, rejected, protoErrs          atomic.Uint64
 	hits, misses, swaps, refused, syncs atomic.Uint64
 	syncErrs                            atomic.Uint64
-	commands, netIn                     stripedCount // added to per read
+	loopClients                         atomic.Int64  // connections an event loop serves now
+	loopHandoffs                        atomic.Uint64 // connections a loop handed to a goroutine
+	commands, netIn                     stripedCount  // added to per read
 }
 
 // New checks cfg and listens on cfg.Addr; Serve then answers clients.
@@ -218,6 +228,9 @@ func (s *Server) Serve(ctx context.Context) error {
 		return nil
 	}
 	s.loops.Add(2)
+	if s.cfg.EventLoops != 0 && s.cfg.IdleTimeout == 0 {
+		s.startEvLoops(s.cfg.EventLoops) // before Shutdown can look at them
+	}
 	s.runMu.Unlock()
 	s.recoverUnsealed()
 	s.log.Info("serving", "dir", s.cfg.Dir, "addr", s.Addr().String(), "fsync_interval", s.cfg.FsyncInterval,
@@ -253,6 +266,9 @@ func (s *Server) Shutdown() {
 		s.runMu.Unlock()
 		s.ln.Close()
 		s.conns.closeAll()
+		for _, l := range s.evLoops {
+			l.stop()
+		}
 		s.loops.Wait()
 		s.each(func(e *entry) {
 			e.wmu.Lock()

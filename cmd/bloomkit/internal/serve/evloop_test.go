@@ -1,0 +1,191 @@
+//go:build linux
+
+package serve
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// loopInfo is the integer of INFO's line NAME.
+func loopInfo(t *testing.T, r *raw, name string) int {
+	t.Helper()
+	info := r.do("INFO")
+	for _, line := range strings.Split(strings.TrimPrefix(info, "$"), "\r\n") {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			n, err := strconv.Atoi(v)
+			require.NoError(t, err, line)
+			return n
+		}
+	}
+	t.Fatalf("no %s in INFO:\n%s", name, info)
+	return 0
+}
+
+// eventually polls cond for up to 5 s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within 5 s: %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestEventLoopPipelineWithHandoff: a pipeline of lookups with writes and
+// a transaction among them gets every reply in order, whether a loop or
+// the connection's goroutine runs each part; the connection goes back to a
+// loop once it sends lookups only, and INFO counts it.
+func TestEventLoopPipelineWithHandoff(t *testing.T) {
+	ts := start(t, cfgWith(func(c *Config) { c.EventLoops = 1 }))
+	admin := dialRaw(t, ts.addr)
+	require.Equal(t, "+OK", admin.do("BF.RESERVE", "k", "0.01", "100000"))
+	require.Equal(t, 1, loopInfo(t, admin, "event_loops"))
+
+	r := dialRaw(t, ts.addr)
+	require.Equal(t, ":0", r.do("BF.EXISTS", "k", "a"))
+	// admin's INFO is not a loop command: admin is out of the loop while
+	// it asks.
+	eventually(t, "the client in the loop", func() bool { return loopInfo(t, admin, "event_loop_clients") == 1 })
+
+	var b strings.Builder
+	var want []string
+	for i := range 50 {
+		item := fmt.Sprint("item", i)
+		b.WriteString(encode("BF.EXISTS", "k", item))
+		want = append(want, ":0")
+		b.WriteString(encode("BF.ADD", "k", item))
+		want = append(want, ":1")
+		b.WriteString(encode("BF.EXISTS", "k", item))
+		want = append(want, ":1")
+		if i == 25 {
+			b.WriteString(encode("MULTI") + encode("BF.EXISTS", "k", item) + encode("EXEC"))
+			want = append(want, "+OK", "+QUEUED", "*[:1]")
+		}
+		b.WriteString(encode("PING"))
+		want = append(want, "+PONG")
+	}
+	_, err := io.WriteString(r.c, b.String())
+	require.NoError(t, err)
+	for i, w := range want {
+		got, err := readReply(r.rd)
+		require.NoError(t, err)
+		require.Equal(t, w, got, "reply %d", i)
+	}
+	handoffs := loopInfo(t, admin, "event_loop_handoffs")
+	require.GreaterOrEqual(t, handoffs, 1)
+	// Lookups only from here: the connection goes back to the loop.
+	require.Equal(t, ":1", r.do("BF.EXISTS", "k", "item7"))
+	require.Equal(t, ":1", r.do("BF.EXISTS", "k", "item8"))
+	eventually(t, "the client back in the loop", func() bool { return loopInfo(t, admin, "event_loop_clients") == 1 })
+	require.Equal(t, "*[:1 :0]", r.do("BF.MEXISTS", "k", "item9", "never"))
+}
+
+// TestEventLoopCommandAcrossReads: a command that arrives in pieces, with
+// pauses between them, is answered once whole, by the loop.
+func TestEventLoopCommandAcrossReads(t *testing.T) {
+	ts := start(t, cfgWith(func(c *Config) { c.EventLoops = 1 }))
+	r := dialRaw(t, ts.addr)
+	require.Equal(t, "+OK", r.do("BF.RESERVE", "k", "0.01", "1000"))
+	require.Equal(t, ":1", r.do("BF.ADD", "k", "abc"))
+	cmd := encode("BF.EXISTS", "k", "abc") + encode("BF.EXISTS", "k", "zzz")
+	for _, cut := range []int{1, 5, 17, len(cmd) - 1} {
+		_, err := io.WriteString(r.c, cmd[:cut])
+		require.NoError(t, err)
+		time.Sleep(20 * time.Millisecond)
+		_, err = io.WriteString(r.c, cmd[cut:])
+		require.NoError(t, err)
+		for _, w := range []string{":1", ":0"} {
+			got, err := readReply(r.rd)
+			require.NoError(t, err)
+			require.Equal(t, w, got, "cut at %d", cut)
+		}
+	}
+}
+
+// TestEventLoopSlowReaderHandedOff: a client that sends lookups whose
+// replies fill its socket and reads none of them does not hold up the
+// loop's other clients; it gets all its replies once it reads.
+func TestEventLoopSlowReaderHandedOff(t *testing.T) {
+	ts := start(t, cfgWith(func(c *Config) { c.EventLoops = 1 }))
+	admin := dialRaw(t, ts.addr)
+	require.Equal(t, "+OK", admin.do("BF.RESERVE", "k", "0.01", "1000"))
+
+	slow, err := net.Dial("tcp", ts.addr)
+	require.NoError(t, err)
+	defer slow.Close()
+	require.NoError(t, slow.(*net.TCPConn).SetReadBuffer(64<<10))
+	items := make([]string, 0, 2002)
+	items = append(items, "BF.MEXISTS", "k")
+	for i := range 2000 {
+		items = append(items, fmt.Sprint("x", i))
+	}
+	const calls = 200 // 200 × 2000 replies of 4 bytes: 1.6 MB, far beyond the socket's buffers
+	go func() {
+		w := bufio.NewWriter(slow)
+		for range calls {
+			w.WriteString(encode(items...))
+		}
+		w.Flush()
+	}()
+	time.Sleep(200 * time.Millisecond)
+	// The loop's other client is answered meanwhile.
+	done := make(chan string, 1)
+	go func() {
+		other := dialRaw(t, ts.addr)
+		done <- other.do("BF.EXISTS", "k", "x1")
+	}()
+	select {
+	case got := <-done:
+		require.Equal(t, ":0", got)
+	case <-time.After(5 * time.Second):
+		t.Fatal("a client of the loop waited for another's unread replies")
+	}
+	t0 := time.Now()
+	rd := bufio.NewReader(slow)
+	for i := range calls {
+		got, err := readReply(rd)
+		require.NoError(t, err, "call %d", i)
+		require.True(t, strings.HasPrefix(got, "*[:0 :0"), "call %d: %.40s", i, got)
+	}
+	t.Logf("read in %v", time.Since(t0))
+	require.GreaterOrEqual(t, loopInfo(t, admin, "event_loop_handoffs"), 1)
+}
+
+// TestEventLoopClientKill: CLIENT KILL and the client's own departure end
+// a loop's connection: it is closed and counted out (connected_clients and
+// event_loop_clients), and Shutdown closes the ones left.
+func TestEventLoopClientKill(t *testing.T) {
+	ts := start(t, cfgWith(func(c *Config) { c.EventLoops = 2 }))
+	admin := dialRaw(t, ts.addr)
+	victim := dialRaw(t, ts.addr)
+	require.Equal(t, "+PONG", victim.do("PING"))
+	leaver := dialRaw(t, ts.addr)
+	require.Equal(t, "+PONG", leaver.do("PING"))
+	eventually(t, "two clients in the loops", func() bool { return loopInfo(t, admin, "event_loop_clients") == 2 })
+
+	require.Equal(t, ":1", admin.do("CLIENT", "KILL", "ADDR", victim.c.LocalAddr().String(), "SKIPME", "yes"))
+	victim.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, err := victim.rd.ReadByte()
+	require.Error(t, err, "the killed connection is closed")
+	leaver.c.Close()
+	eventually(t, "one client left", func() bool {
+		return loopInfo(t, admin, "connected_clients") == 1 && loopInfo(t, admin, "event_loop_clients") == 0
+	})
+
+	kept := dialRaw(t, ts.addr)
+	require.Equal(t, "+PONG", kept.do("PING"))
+	ts.Shutdown()
+	kept.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, err = kept.rd.ReadByte()
+	require.Error(t, err, "Shutdown closes a loop's connection")
+}
