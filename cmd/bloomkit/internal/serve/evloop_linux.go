@@ -194,7 +194,7 @@ func (l *evLoop) run() {
 				continue
 			}
 			if c := l.conns[id]; c != nil {
-				l.serve(c)
+				l.serve(c, n)
 			}
 		}
 	}
@@ -202,8 +202,11 @@ func (l *evLoop) run() {
 
 // serve reads c's input once and runs its commands (and again while the
 // guard holds whole commands the buffer had no room for, or an error to
-// give).
-func (l *evLoop) serve(c *respConn) {
+// give). events: how many the loop's wait returned. A read of one command
+// when c was all the loop had to do hands c to a goroutine of its own: a
+// client alone that stopped pipelining waits for one system call less
+// there.
+func (l *evLoop) serve(c *respConn, events int) {
 	g := c.nc.(*guardConn)
 	for {
 		n, err := c.nc.Read(c.rd.space())
@@ -214,6 +217,10 @@ func (l *evLoop) serve(c *respConn) {
 				l.drop(c, nil)
 				return
 			case runHandoff:
+				l.handoff(c, g)
+				return
+			}
+			if c.batch == 1 && events == 1 && !g.buffered() {
 				l.handoff(c, g)
 				return
 			}

@@ -30,6 +30,24 @@ func loopInfo(t *testing.T, r *raw, name string) int {
 	return 0
 }
 
+// pipe sends the commands (each its arguments) as one pipeline and returns
+// their replies.
+func pipe(t *testing.T, r *raw, cmds ...[]string) []string {
+	t.Helper()
+	var b strings.Builder
+	for _, c := range cmds {
+		b.WriteString(encode(c...))
+	}
+	_, err := io.WriteString(r.c, b.String())
+	require.NoError(t, err)
+	out := make([]string, len(cmds))
+	for i := range out {
+		out[i], err = readReply(r.rd)
+		require.NoError(t, err)
+	}
+	return out
+}
+
 // eventually polls cond for up to 5 s.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -52,7 +70,11 @@ func TestEventLoopPipelineWithHandoff(t *testing.T) {
 	require.Equal(t, 1, loopInfo(t, admin, "event_loops"))
 
 	r := dialRaw(t, ts.addr)
+	// A pipeline of lookups takes the connection to the loop (one
+	// command at a time keeps it with its goroutine).
 	require.Equal(t, ":0", r.do("BF.EXISTS", "k", "a"))
+	require.Equal(t, 0, loopInfo(t, admin, "event_loop_clients"))
+	require.Equal(t, []string{":0", ":0"}, pipe(t, r, []string{"BF.EXISTS", "k", "a"}, []string{"BF.EXISTS", "k", "b"}))
 	// admin's INFO is not a loop command: admin is out of the loop while
 	// it asks.
 	eventually(t, "the client in the loop", func() bool { return loopInfo(t, admin, "event_loop_clients") == 1 })
@@ -83,11 +105,14 @@ func TestEventLoopPipelineWithHandoff(t *testing.T) {
 	}
 	handoffs := loopInfo(t, admin, "event_loop_handoffs")
 	require.GreaterOrEqual(t, handoffs, 1)
-	// Lookups only from here: the connection goes back to the loop.
-	require.Equal(t, ":1", r.do("BF.EXISTS", "k", "item7"))
-	require.Equal(t, ":1", r.do("BF.EXISTS", "k", "item8"))
+	// A pipeline of lookups only: the connection goes back to the loop.
+	require.Equal(t, []string{":1", ":1"}, pipe(t, r, []string{"BF.EXISTS", "k", "item7"}, []string{"BF.EXISTS", "k", "item8"}))
 	eventually(t, "the client back in the loop", func() bool { return loopInfo(t, admin, "event_loop_clients") == 1 })
-	require.Equal(t, "*[:1 :0]", r.do("BF.MEXISTS", "k", "item9", "never"))
+	require.Equal(t, []string{"*[:1 :0]", "+PONG"}, pipe(t, r, []string{"BF.MEXISTS", "k", "item9", "never"}, []string{"PING"}))
+	// One command at a time, alone in its loop: back to its goroutine.
+	require.Equal(t, ":1", r.do("BF.EXISTS", "k", "item7"))
+	eventually(t, "the client out of the loop", func() bool { return loopInfo(t, admin, "event_loop_clients") == 0 })
+	require.Equal(t, ":1", r.do("BF.EXISTS", "k", "item8"))
 }
 
 // TestEventLoopCommandAcrossReads: a command that arrives in pieces, with
@@ -112,18 +137,22 @@ func TestEventLoopCommandAcrossReads(t *testing.T) {
 	}
 }
 
-// TestEventLoopSlowReaderHandedOff: a client that sends lookups whose
-// replies fill its socket and reads none of them does not hold up the
-// loop's other clients; it gets all its replies once it reads.
+// TestEventLoopSlowReaderHandedOff: a client of a loop that sends lookups
+// whose replies fill its socket and reads none of them does not hold up
+// the loop's other client; it gets all its replies once it reads.
 func TestEventLoopSlowReaderHandedOff(t *testing.T) {
 	ts := start(t, cfgWith(func(c *Config) { c.EventLoops = 1 }))
 	admin := dialRaw(t, ts.addr)
 	require.Equal(t, "+OK", admin.do("BF.RESERVE", "k", "0.01", "1000"))
+	ping2 := [][]string{{"PING"}, {"PING"}}
 
-	slow, err := net.Dial("tcp", ts.addr)
-	require.NoError(t, err)
-	defer slow.Close()
-	require.NoError(t, slow.(*net.TCPConn).SetReadBuffer(64<<10))
+	slow := dialRaw(t, ts.addr)
+	require.NoError(t, slow.c.(*net.TCPConn).SetReadBuffer(64<<10))
+	other := dialRaw(t, ts.addr)
+	pipe(t, slow, ping2...)
+	pipe(t, other, ping2...)
+	eventually(t, "both in the loop", func() bool { return loopInfo(t, admin, "event_loop_clients") == 2 })
+
 	items := make([]string, 0, 2002)
 	items = append(items, "BF.MEXISTS", "k")
 	for i := range 2000 {
@@ -131,34 +160,27 @@ func TestEventLoopSlowReaderHandedOff(t *testing.T) {
 	}
 	const calls = 200 // 200 × 2000 replies of 4 bytes: 1.6 MB, far beyond the socket's buffers
 	go func() {
-		w := bufio.NewWriter(slow)
+		w := bufio.NewWriter(slow.c)
 		for range calls {
 			w.WriteString(encode(items...))
 		}
 		w.Flush()
 	}()
-	time.Sleep(200 * time.Millisecond)
+	eventually(t, "the slow reader handed to a goroutine", func() bool { return loopInfo(t, admin, "event_loop_handoffs") >= 1 })
 	// The loop's other client is answered meanwhile.
-	done := make(chan string, 1)
-	go func() {
-		other := dialRaw(t, ts.addr)
-		done <- other.do("BF.EXISTS", "k", "x1")
-	}()
+	done := make(chan []string, 1)
+	go func() { done <- pipe(t, other, []string{"BF.EXISTS", "k", "x1"}, []string{"PING"}) }()
 	select {
 	case got := <-done:
-		require.Equal(t, ":0", got)
+		require.Equal(t, []string{":0", "+PONG"}, got)
 	case <-time.After(5 * time.Second):
 		t.Fatal("a client of the loop waited for another's unread replies")
 	}
-	t0 := time.Now()
-	rd := bufio.NewReader(slow)
 	for i := range calls {
-		got, err := readReply(rd)
+		got, err := readReply(slow.rd)
 		require.NoError(t, err, "call %d", i)
 		require.True(t, strings.HasPrefix(got, "*[:0 :0"), "call %d: %.40s", i, got)
 	}
-	t.Logf("read in %v", time.Since(t0))
-	require.GreaterOrEqual(t, loopInfo(t, admin, "event_loop_handoffs"), 1)
 }
 
 // TestEventLoopClientKill: CLIENT KILL and the client's own departure end
@@ -168,9 +190,9 @@ func TestEventLoopClientKill(t *testing.T) {
 	ts := start(t, cfgWith(func(c *Config) { c.EventLoops = 2 }))
 	admin := dialRaw(t, ts.addr)
 	victim := dialRaw(t, ts.addr)
-	require.Equal(t, "+PONG", victim.do("PING"))
+	require.Equal(t, []string{"+PONG", "+PONG"}, pipe(t, victim, []string{"PING"}, []string{"PING"}))
 	leaver := dialRaw(t, ts.addr)
-	require.Equal(t, "+PONG", leaver.do("PING"))
+	require.Equal(t, []string{"+PONG", "+PONG"}, pipe(t, leaver, []string{"PING"}, []string{"PING"}))
 	eventually(t, "two clients in the loops", func() bool { return loopInfo(t, admin, "event_loop_clients") == 2 })
 
 	require.Equal(t, ":1", admin.do("CLIENT", "KILL", "ADDR", victim.c.LocalAddr().String(), "SKIPME", "yes"))
@@ -183,7 +205,8 @@ func TestEventLoopClientKill(t *testing.T) {
 	})
 
 	kept := dialRaw(t, ts.addr)
-	require.Equal(t, "+PONG", kept.do("PING"))
+	require.Equal(t, []string{"+PONG", "+PONG"}, pipe(t, kept, []string{"PING"}, []string{"PING"}))
+	eventually(t, "kept in a loop", func() bool { return loopInfo(t, admin, "event_loop_clients") == 1 })
 	ts.Shutdown()
 	kept.c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	_, err = kept.rd.ReadByte()

@@ -27,8 +27,10 @@ type respConn struct {
 	ctx    any
 	closed bool
 	stripe uint32 // of the server's striped counts
-	// onlyLoop: the last read brought only commands an event loop runs.
+	// onlyLoop: the last read brought only commands an event loop runs;
+	// batch: how many.
 	onlyLoop bool
+	batch    int
 }
 
 var _ redcon.Conn = (*respConn)(nil)
@@ -96,9 +98,7 @@ func (s *Server) serveConns(ln net.Listener) error {
 			nc.Close()
 			continue
 		}
-		if !s.toLoop(c) {
-			go s.serveConn(c, false)
-		}
+		go s.serveConn(c, false)
 	}
 }
 
@@ -112,12 +112,15 @@ func (s *Server) toLoop(c *respConn) bool {
 	return s.evLoops[c.stripe%uint32(len(s.evLoops))].add(c, g)
 }
 
-// backToLoop reports whether c, served by a goroutine of its own, can go
-// back to an event loop before it waits for input: its last read brought
-// only commands a loop runs, nothing of it is pending (input, replies, an
-// open transaction), and the server has loops.
+// backToLoop reports whether c, served by a goroutine of its own, goes to
+// an event loop before it waits for input: its last read brought a
+// pipeline (two commands or more) of commands a loop runs only, nothing of
+// it is pending (input, replies, an open transaction), and the server has
+// loops. A client that sends one command at a time stays with its
+// goroutine: alone, it waits for one system call less there (the loop
+// looks at its set once more before it waits).
 func (s *Server) backToLoop(c *respConn) bool {
-	if !c.onlyLoop || c.closed || c.rd.w != 0 || len(c.out) != 0 {
+	if !c.onlyLoop || c.batch < 2 || c.closed || c.rd.w != 0 || len(c.out) != 0 {
 		return false
 	}
 	if cl, ok := c.ctx.(*client); !ok || cl.tx != nil {
@@ -197,7 +200,7 @@ func (c *respConn) runIn(l *evLoop) runResult {
 	s := c.s
 	cl, _ := c.ctx.(*client)
 	entered, handoff := false, false
-	c.onlyLoop = true
+	c.onlyLoop, c.batch = true, 0
 	var n uint64
 	for !c.closed {
 		r0 := c.rd.r
@@ -233,6 +236,7 @@ func (c *respConn) runIn(l *evLoop) runResult {
 			entered = true
 		}
 		n++
+		c.batch++
 		s.handle(c, redcon.Command{Args: args})
 		if len(c.out) >= maxOutHeld && !c.closed {
 			// The replies so far go out before the next command runs:
