@@ -154,18 +154,22 @@ func (l *evLoop) run() {
 		unix.Close(l.wake)
 		l.mu.Unlock()
 	}()
-	for {
-		var n int
-		err := l.rc.Read(func(uintptr) bool {
-			for {
-				r, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
-				if e == syscall.EINTR {
-					continue
-				}
-				n = int(r)
-				return e != 0 || n > 0
+	// wait takes the ready events without waiting; the runtime's poller
+	// waits when there are none. Made once: a closure a wait would be an
+	// allocation a wait.
+	var n int
+	wait := func(uintptr) bool {
+		for {
+			r, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
+			if e == syscall.EINTR {
+				continue
 			}
-		})
+			n = int(r)
+			return e != 0 || n > 0
+		}
+	}
+	for {
+		err := l.rc.Read(wait)
 		if err != nil {
 			return
 		}
