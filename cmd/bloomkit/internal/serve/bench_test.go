@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -289,6 +290,33 @@ func BenchmarkDispatch(b *testing.B) {
 	for range b.N {
 		c.do(req)
 	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cmds)), "ns/command")
+}
+
+// BenchmarkDispatchParallel: BenchmarkDispatch from as many connections
+// as GOMAXPROCS at once (b.RunParallel), each its own respConn as an event
+// loop or a goroutine runs it: the request path's scaling with cores
+// without the network and the load generator, which a 2-core machine
+// cannot leave out (issue32.sh's scaling case). -cpu 1,2: ns/command
+// should halve.
+func BenchmarkDispatchParallel(b *testing.B) {
+	ts, n := benchServer(b)
+	var cmds [][]string
+	for i := range 16 {
+		cmds = append(cmds, []string{"BF.EXISTS", "f", benchKey((i * 7919) % n)})
+	}
+	req := pipeline(cmds...)
+	var mu sync.Mutex
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		mu.Lock()
+		c := newLoopConn(b, ts.Server)
+		mu.Unlock()
+		for pb.Next() {
+			c.do(req)
+		}
+	})
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cmds)), "ns/command")
 }
 
