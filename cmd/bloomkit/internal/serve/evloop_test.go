@@ -212,3 +212,74 @@ func TestEventLoopClientKill(t *testing.T) {
 	_, err = kept.rd.ReadByte()
 	require.Error(t, err, "Shutdown closes a loop's connection")
 }
+
+// TestEventLoopChurn: clients that pipeline lookups after an add join and
+// leave the loops while CLIENT KILL SKIPME yes closes every other client
+// it finds and clients hang up on their own; every reply a client reads
+// is right (an item it added is found), and once they are gone the server
+// counts no client but the one asking, in the loops or out.
+func TestEventLoopChurn(t *testing.T) {
+	ts := start(t, cfgWith(func(c *Config) { c.EventLoops = 2 }))
+	admin := dialRaw(t, ts.addr)
+	require.Equal(t, "+OK", admin.do("BF.RESERVE", "k", "0.01", "100000"))
+	stop := make(chan struct{})
+	errs := make(chan error, 16)
+	for w := range 12 {
+		go func() {
+			for round := 0; ; round++ {
+				select {
+				case <-stop:
+					errs <- nil
+					return
+				default:
+				}
+				c, err := net.Dial("tcp", ts.addr)
+				if err != nil {
+					errs <- err
+					return
+				}
+				rd := bufio.NewReader(c)
+				item := fmt.Sprintf("w%d-%d", w, round)
+				lookups := strings.Repeat(encode("BF.EXISTS", "k", item), 8)
+				// An add and lookups (a goroutine's), lookups only (to a
+				// loop), an add again (handed off), lookups only.
+				pipes := []string{encode("BF.ADD", "k", item) + lookups, lookups, encode("BF.ADD", "k", item) + lookups, lookups}
+				wants := [][]string{{":1"}, nil, {":0"}, nil}
+			pipes:
+				for p, pl := range pipes {
+					if _, err := io.WriteString(c, pl); err != nil {
+						break // killed
+					}
+					want := append(wants[p], ":1", ":1", ":1", ":1", ":1", ":1", ":1", ":1")
+					for i, w := range want {
+						got, err := readReply(rd)
+						if err != nil {
+							break pipes // killed
+						}
+						if got != w {
+							errs <- fmt.Errorf("%s: pipeline %d reply %d %q, want %q", item, p, i, got, w)
+							c.Close()
+							return
+						}
+					}
+				}
+				c.Close()
+			}
+		}()
+	}
+	killer := dialRaw(t, ts.addr)
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); {
+		got := killer.do("CLIENT", "KILL", "SKIPME", "yes")
+		require.True(t, strings.HasPrefix(got, ":"), got)
+		time.Sleep(3 * time.Millisecond)
+	}
+	close(stop)
+	for range 12 {
+		require.NoError(t, <-errs)
+	}
+	killer.do("CLIENT", "KILL", "SKIPME", "yes") // the last of them
+	eventually(t, "only the asking client left", func() bool {
+		return loopInfo(t, killer, "connected_clients") == 1 && loopInfo(t, killer, "event_loop_clients") == 0
+	})
+	require.Greater(t, loopInfo(t, killer, "event_loop_handoffs"), 0)
+}
