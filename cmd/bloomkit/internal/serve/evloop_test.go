@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -282,4 +283,81 @@ func TestEventLoopChurn(t *testing.T) {
 		return loopInfo(t, killer, "connected_clients") == 1 && loopInfo(t, killer, "event_loop_clients") == 0
 	})
 	require.Greater(t, loopInfo(t, killer, "event_loop_handoffs"), 0)
+}
+
+// TestEventLoopHotSwap: clients of the loops pipeline lookups all along
+// while the file under their key is published 20 times (as bloomkit
+// publish does): no error, no false negative for the keys every build
+// holds, and each build's own key is answered, through a loop, within a
+// second.
+func TestEventLoopHotSwap(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "allow.bloom")
+	common := keyRange("common-", 2000)
+	publish(t, path, 5000, append(common, "build-0")...)
+	ts := start(t, cfgWith(func(c *Config) { c.Dir = dir; c.WatchInterval = 10 * time.Millisecond; c.EventLoops = 2 }))
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	for w := range 4 {
+		go func() {
+			c, err := net.Dial("tcp", ts.addr)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer c.Close()
+			rd := bufio.NewReader(c)
+			for i := w; ; i += 4 {
+				select {
+				case <-stop:
+					errs <- nil
+					return
+				default:
+				}
+				var b strings.Builder
+				for j := range 8 {
+					b.WriteString(encode("BF.EXISTS", "allow", common[(i*8+j)%len(common)]))
+				}
+				if _, err := io.WriteString(c, b.String()); err != nil {
+					errs <- err
+					return
+				}
+				for j := range 8 {
+					got, err := readReply(rd)
+					if err != nil {
+						errs <- err
+						return
+					}
+					if got != ":1" {
+						errs <- fmt.Errorf("%s: %q, want :1", common[(i*8+j)%len(common)], got)
+						return
+					}
+				}
+			}
+		}()
+	}
+	probe := dialRaw(t, ts.addr)
+	eventually(t, "the clients in the loops", func() bool {
+		pipe(t, probe, []string{"PING"}, []string{"PING"})
+		return ts.stats.loopClients.Load() == 5
+	})
+	for b := 1; b <= 20; b++ {
+		publish(t, path, 5000, append(common, fmt.Sprintf("build-%d", b))...)
+		item := fmt.Sprintf("build-%d", b)
+		start := time.Now()
+		for {
+			got := pipe(t, probe, []string{"BF.EXISTS", "allow", item}, []string{"BF.EXISTS", "allow", "common-7"})
+			require.Equal(t, ":1", got[1])
+			if got[0] == ":1" {
+				break
+			}
+			require.Less(t, time.Since(start), time.Second, "build %d not served", b)
+			time.Sleep(time.Millisecond)
+		}
+	}
+	require.Equal(t, int64(5), ts.stats.loopClients.Load(), "the lookups stayed in the loops")
+	close(stop)
+	for range 4 {
+		require.NoError(t, <-errs)
+	}
 }
