@@ -361,3 +361,35 @@ func TestEventLoopHotSwap(t *testing.T) {
 		require.NoError(t, <-errs)
 	}
 }
+
+// TestEventLoopProtocolErrorToFullSocket: a client of a loop whose socket
+// takes no more (it reads nothing) and then breaks the protocol: the
+// guard's error reply does not wait for it, since the loop would wait
+// with it (a second, the error's write deadline, for every such client).
+func TestEventLoopProtocolErrorToFullSocket(t *testing.T) {
+	ts := start(t, cfgWith(func(c *Config) { c.EventLoops = 1 }))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	defer client.Close()
+	sc, err := ln.Accept()
+	require.NoError(t, err)
+	defer sc.Close()
+	g := &guardConn{Conn: sc, raw: rawConnOf(sc), s: ts.Server, lim: limitsOf(&ts.cfg), authed: true}
+	g.rio = newRawIO(g.raw)
+	require.NotNil(t, g.rio)
+	g.inLoop.Store(true)
+	chunk := make([]byte, 64<<10)
+	for {
+		if _, err := g.Write(chunk); err == errAgain {
+			break
+		} else {
+			require.NoError(t, err)
+		}
+	}
+	began := time.Now()
+	require.Equal(t, errGuard, g.fail("invalid bulk length"))
+	require.Less(t, time.Since(began), 500*time.Millisecond, "the error waited for a client that reads nothing")
+}

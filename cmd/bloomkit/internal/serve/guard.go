@@ -275,8 +275,16 @@ func (g *guardConn) fail(msg string) error {
 	g.release()
 	g.s.stats.protoErrs.Add(1)
 	g.s.clientError(g.RemoteAddr().String(), msg)
+	reply := []byte("-ERR Protocol error: " + msg + "\r\n")
+	if g.inLoop.Load() {
+		// An event loop waits for no client: the error goes out if the
+		// socket takes it now (a client that reads nothing would hold
+		// up the loop's other clients for the deadline below).
+		g.Write(reply)
+		return g.failed
+	}
 	g.Conn.SetWriteDeadline(time.Now().Add(time.Second))
-	g.Conn.Write([]byte("-ERR Protocol error: " + msg + "\r\n"))
+	g.Conn.Write(reply)
 	return g.failed
 }
 
