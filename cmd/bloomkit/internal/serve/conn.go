@@ -88,6 +88,16 @@ func init() {
 // noAuth are the commands a client may send before AUTH.
 var noAuth = map[string]bool{"auth": true, "hello": true, "quit": true}
 
+// lowerName sets cl.lower to name in lower case (ASCII).
+func (cl *client) lowerName(name []byte) {
+	cl.lower = append(cl.lower[:0], name...)
+	for i, b := range cl.lower {
+		if 'A' <= b && b <= 'Z' {
+			cl.lower[i] = b + 'a' - 'A'
+		}
+	}
+}
+
 func (s *Server) handle(c redcon.Conn, cmd redcon.Command) {
 	cl, _ := c.Context().(*client)
 	if cl == nil {
@@ -98,13 +108,8 @@ func (s *Server) handle(c redcon.Conn, cmd redcon.Command) {
 	// Admission (Server.enter) and the command count are the caller's,
 	// once per read (respConn.run): counters every core writes per
 	// command would serialize the cores.
-	name := cmd.Args[0]
-	cl.lower = append(cl.lower[:0], name...)
-	for i, b := range cl.lower {
-		if 'A' <= b && b <= 'Z' {
-			cl.lower[i] = b + 'a' - 'A'
-		}
-	}
+	// cl.lower is the command's name in lower case: the caller's
+	// (respConn.runIn), which looks at it first.
 	// A command inside MULTI is queued by intercept below, never batched.
 	if cl.tx == nil && len(cmd.Args) == 3 && string(cl.lower) == "bf.exists" && cl.authed {
 		s.queueExists(c, cl, cmd.Args[1], cmd.Args[2])

@@ -161,14 +161,7 @@ func cmdExec(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	}
 	c.WriteArray(len(tx.queue))
 	for i, q := range tx.queue {
-		lower := cl.lower[:0]
-		for _, b := range q[0] {
-			if 'A' <= b && b <= 'Z' {
-				b += 'a' - 'A'
-			}
-			lower = append(lower, b)
-		}
-		cl.lower = lower
+		cl.lowerName(q[0])
 		tx.funcs[i](s, c, cl, q)
 	}
 }

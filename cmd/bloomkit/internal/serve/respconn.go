@@ -218,7 +218,10 @@ func (c *respConn) runIn(l *evLoop) runResult {
 		if args == nil {
 			break
 		}
-		if !loopCommand(args[0]) {
+		if cl != nil {
+			cl.lowerName(args[0]) // for handle, which needs it too
+		}
+		if cl == nil || !loopCommand(cl.lower) {
 			c.onlyLoop = false
 			if l != nil {
 				c.rd.r = r0 // the goroutine runs it
@@ -289,32 +292,15 @@ func (c *respConn) runIn(l *evLoop) runResult {
 	return runOn
 }
 
-// loopCommand reports whether an event loop runs the command named: the
-// lookups and the commands that answer at once, none of which waits for
-// another client or for the disk.
-func loopCommand(name []byte) bool {
-	switch len(name) {
-	case 4:
-		return asciiEqualFold(name, "ping") || asciiEqualFold(name, "echo")
-	case 9:
-		return asciiEqualFold(name, "bf.exists")
-	case 10:
-		return asciiEqualFold(name, "bf.mexists")
+// loopCommand reports whether an event loop runs the command of this
+// lower-case name: the lookups and the commands that answer at once, none
+// of which waits for another client or for the disk.
+func loopCommand(lower []byte) bool {
+	switch string(lower) {
+	case "bf.exists", "bf.mexists", "ping", "echo":
+		return true
 	}
 	return false
-}
-
-func asciiEqualFold(b []byte, lower string) bool {
-	for i := range len(b) {
-		x := b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if x != lower[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // maxOutHeld is how many bytes of replies a connection holds before it
