@@ -46,10 +46,8 @@ type evLoop struct {
 	closed  bool // the loop ended: ep and wake are closed
 }
 
-// haveEvLoops reports whether this platform has event loops.
-const haveEvLoops = true
-
-// wakeID is the epoll data of the loop's eventfd.
+// wakeID is the epoll data of the loop's eventfd; a connection's id
+// (nextID) starts at 1.
 const wakeID = 0
 
 func newEvLoop(s *Server) (*evLoop, error) {
@@ -73,7 +71,6 @@ func newEvLoop(s *Server) (*evLoop, error) {
 		return nil, err
 	}
 	l := &evLoop{s: s, ep: os.NewFile(uintptr(ep), "epoll"), epfd: ep, wake: wake, conns: map[uint64]*respConn{}}
-	l.nextID.Store(wakeID)
 	if l.rc, err = l.ep.SyscallConn(); err != nil {
 		l.ep.Close()
 		unix.Close(wake)

@@ -59,7 +59,10 @@ func newRawIO(rc syscall.RawConn) *rawIO {
 			if e == syscall.EINTR {
 				continue
 			}
-			r.n, r.errno = int(n), e
+			r.n, r.errno = 0, e
+			if e == 0 {
+				r.n = int(n)
+			}
 			return !(r.wait && e == syscall.EAGAIN)
 		}
 	}
@@ -94,20 +97,11 @@ func (o *rawIO) read(p []byte, wait bool) (int, error) {
 	}
 	r := &o.rd
 	r.p, r.n, r.errno, r.wait = p, 0, 0, wait
-	err := o.rc.Read(r.fn)
-	n, errno := r.n, r.errno
-	r.p = nil
-	switch {
-	case err != nil:
-		return 0, err
-	case errno == syscall.EAGAIN:
-		return 0, errAgain
-	case errno != 0:
-		return 0, &net.OpError{Op: "read", Net: "tcp", Err: errno}
-	case n == 0:
+	n, err := r.result("read", o.rc.Read(r.fn))
+	if err == nil && n == 0 {
 		return 0, io.EOF
 	}
-	return n, nil
+	return n, err
 }
 
 // write writes p; wait: all of it, as net.Conn.Write, else what the socket
@@ -115,16 +109,21 @@ func (o *rawIO) read(p []byte, wait bool) (int, error) {
 func (o *rawIO) write(p []byte, wait bool) (int, error) {
 	w := &o.wr
 	w.p, w.n, w.errno, w.wait = p, 0, 0, wait
-	err := o.rc.Write(w.fn)
-	n, errno := w.n, w.errno
-	w.p = nil
+	return w.result("write", o.rc.Write(w.fn))
+}
+
+// result is what the operation did: the bytes moved and its error (err,
+// the RawConn's, first).
+func (r *rawOp) result(op string, err error) (int, error) {
+	n, errno := r.n, r.errno
+	r.p = nil
 	switch {
 	case err != nil:
 		return n, err
 	case errno == syscall.EAGAIN:
 		return n, errAgain
 	case errno != 0:
-		return n, &net.OpError{Op: "write", Net: "tcp", Err: errno}
+		return n, &net.OpError{Op: op, Net: "tcp", Err: errno}
 	}
 	return n, nil
 }
