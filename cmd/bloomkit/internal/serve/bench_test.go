@@ -277,12 +277,7 @@ func TestLoadRedisBenchmark(t *testing.T) {
 // dispatch, lookup, replies) over a recorded pipeline of 16 BF.EXISTS on
 // one key, as one read; reports ns and allocations per command.
 func BenchmarkDispatch(b *testing.B) {
-	ts, n := benchServer(b)
-	var cmds [][]string
-	for i := range 16 {
-		cmds = append(cmds, []string{"BF.EXISTS", "f", benchKey((i * 7919) % n)})
-	}
-	req := pipeline(cmds...)
+	ts, req, cmds := dispatchRequest(b)
 	c := newLoopConn(b, ts.Server)
 	c.do(req)
 	b.ReportAllocs()
@@ -290,7 +285,18 @@ func BenchmarkDispatch(b *testing.B) {
 	for range b.N {
 		c.do(req)
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cmds)), "ns/command")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*cmds), "ns/command")
+}
+
+// dispatchRequest is the benchmark server and the recorded pipeline of 16
+// BF.EXISTS on one key of BenchmarkDispatch and BenchmarkDispatchParallel.
+func dispatchRequest(b *testing.B) (ts *testServer, req []byte, cmds int) {
+	ts, n := benchServer(b)
+	var args [][]string
+	for i := range 16 {
+		args = append(args, []string{"BF.EXISTS", "f", benchKey((i * 7919) % n)})
+	}
+	return ts, pipeline(args...), len(args)
 }
 
 // BenchmarkDispatchParallel: BenchmarkDispatch from as many connections
@@ -300,12 +306,7 @@ func BenchmarkDispatch(b *testing.B) {
 // cannot leave out (issue32.sh's scaling case). -cpu 1,2: ns/command
 // should halve.
 func BenchmarkDispatchParallel(b *testing.B) {
-	ts, n := benchServer(b)
-	var cmds [][]string
-	for i := range 16 {
-		cmds = append(cmds, []string{"BF.EXISTS", "f", benchKey((i * 7919) % n)})
-	}
-	req := pipeline(cmds...)
+	ts, req, cmds := dispatchRequest(b)
 	var mu sync.Mutex
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -317,7 +318,7 @@ func BenchmarkDispatchParallel(b *testing.B) {
 			c.do(req)
 		}
 	})
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cmds)), "ns/command")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*cmds), "ns/command")
 }
 
 // BenchmarkMAdd: BF.MADD of 1,000 random items a command into a reserved
