@@ -83,6 +83,14 @@ const (
 	// DefaultScheme is the scheme of filters made without a WithScheme
 	// option: Scheme2.
 	DefaultScheme = hashing.Default
+	// Scheme3, Scheme4 and Scheme5 are RedisBloom's own hashing (its
+	// MurmurHash64A pair, its older MurmurHash2 pair, its cuckoo filters'
+	// MurmurHash64A), which keys moved from RedisBloom keep: only the
+	// filters of packages redisbloom/bf and redisbloom/cf have them, and no
+	// other variant's option takes them.
+	Scheme3 = hashing.Scheme3
+	Scheme4 = hashing.Scheme4
+	Scheme5 = hashing.Scheme5
 )
 
 // Hash returns the digest of key under scheme s and seed, without
@@ -101,7 +109,7 @@ func HashString(s Scheme, key string, seed uint64) Digest {
 }
 
 func mustValid(s Scheme) {
-	if !s.Valid() {
+	if !s.Known() {
 		panic(fmt.Sprintf("bloomkit: unknown hash scheme %d", uint16(s)))
 	}
 }

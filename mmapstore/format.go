@@ -107,6 +107,24 @@ const (
 	// of Header (offsets offInitial..offHistoryID) tying it to its history
 	// log.
 	Growing Variant = 6
+	// RedisBloomBF is a Bloom chain in RedisBloom's own layout and hashing
+	// (package redisbloom/bf), a key moved from RedisBloom: Scheme 3 or 4
+	// (its MurmurHash), K its number of stages, M their bits together (a
+	// whole number of 64-bit words each), CellBits 1, BlockBits 0, Growth
+	// its expansion. The payload starts with the chain's BF.SCANDUMP header
+	// chunk (RedisBloom's table of its stages, 20 + 53·K bytes) padded with
+	// zeros to a multiple of 64 bytes, then each stage's bit array in
+	// RedisBloom's byte order; the redisbloom/bf package checks the table.
+	RedisBloomBF Variant = 9
+	// RedisBloomCF is a cuckoo filter in RedisBloom's own layout and hashing
+	// (package redisbloom/cf): Scheme 5, M the first filter's buckets (a
+	// power of two), K the number of filters, each Growth (its expansion, a
+	// power of two, or 0 with one filter) times larger than the one before,
+	// BlockBits the bucket size (1 to 255), CellBits 8. The payload starts
+	// with its CF.SCANDUMP header chunk (38 bytes) padded with zeros to 64,
+	// then each filter's slots (a byte each, 0 free), padded with zeros to
+	// a multiple of 8 bytes.
+	RedisBloomCF Variant = 10
 )
 
 func (v Variant) String() string {
@@ -123,6 +141,10 @@ func (v Variant) String() string {
 		return "fuse"
 	case Growing:
 		return "growing"
+	case RedisBloomBF:
+		return "redisbloom-bf"
+	case RedisBloomCF:
+		return "redisbloom-cf"
 	}
 	return fmt.Sprintf("variant(%d)", uint16(v))
 }
@@ -310,8 +332,19 @@ func decodeSlot(slot []byte) (Header, error) {
 // follows from it.
 // It does not look at any file.
 func (h *Header) Validate() error {
-	if !h.Scheme.Valid() {
-		return fmt.Errorf("%w: scheme %d (this build knows schemes 1 and 2)", ErrScheme, h.Scheme)
+	switch h.Variant {
+	case RedisBloomBF:
+		if h.Scheme != hashing.Scheme3 && h.Scheme != hashing.Scheme4 {
+			return fmt.Errorf("%w: scheme %d in a %s file (want RedisBloom's 3 or 4)", ErrScheme, h.Scheme, h.Variant)
+		}
+	case RedisBloomCF:
+		if h.Scheme != hashing.Scheme5 {
+			return fmt.Errorf("%w: scheme %d in a %s file (want RedisBloom's 5)", ErrScheme, h.Scheme, h.Variant)
+		}
+	default:
+		if !h.Scheme.Valid() {
+			return fmt.Errorf("%w: scheme %d (this build knows schemes 1 and 2)", ErrScheme, h.Scheme)
+		}
 	}
 	if h.Flags&^knownFlags != 0 {
 		return h.invalid("unknown flags %#x", h.Flags&^knownFlags)
@@ -330,6 +363,10 @@ func (h *Header) Validate() error {
 		want, err = h.fuseLen()
 	case Growing:
 		want, err = h.growingLen()
+	case RedisBloomBF:
+		want, err = h.redisBloomBFLen()
+	case RedisBloomCF:
+		want, err = h.redisBloomCFLen()
 	default:
 		return fmt.Errorf("%w: unknown variant tag %d", ErrCorrupt, uint16(h.Variant))
 	}
@@ -414,6 +451,54 @@ func (h *Header) growingLen() (uint64, error) {
 		return 0, h.invalid("history offset %d", h.HistoryOffset)
 	}
 	return CellBytes(h.M, 1), nil
+}
+
+// MaxRedisBloomStages bounds the stages of a redisbloom-bf file (K).
+const MaxRedisBloomStages = 1 << 20
+
+// RedisBloomTableBytes is the room the payload of a RedisBloom-layout file
+// keeps for its SCANDUMP header chunk of n bytes: n rounded up to 64.
+func RedisBloomTableBytes(n uint64) uint64 { return (n + 63) / 64 * 64 }
+
+// redisBloomBFLen checks the fields of a redisbloom-bf file and returns the
+// payload length they need.
+func (h *Header) redisBloomBFLen() (uint64, error) {
+	if h.CellBits != 1 || h.BlockBits != 0 || len(h.Stages) != 0 {
+		return 0, h.invalid("cell bits %d, block bits %d, %d stages in the table; want 1, 0, 0", h.CellBits, h.BlockBits, len(h.Stages))
+	}
+	if h.K == 0 || h.K > MaxRedisBloomStages || h.M == 0 || h.M%64 != 0 || h.M > MaxCells {
+		return 0, h.invalid("%d stages of %d bits", h.K, h.M)
+	}
+	if !(h.Growth >= 0 && h.Growth <= math.MaxUint32 && h.Growth == math.Trunc(h.Growth)) {
+		return 0, h.invalid("expansion %v", h.Growth)
+	}
+	return RedisBloomTableBytes(20+53*uint64(h.K)) + h.M/8, nil
+}
+
+// redisBloomCFLen checks the fields of a redisbloom-cf file and returns the
+// payload length they need.
+func (h *Header) redisBloomCFLen() (uint64, error) {
+	e := h.Growth
+	if h.CellBits != 8 || h.BlockBits == 0 || h.BlockBits > 255 || len(h.Stages) != 0 ||
+		h.K == 0 || h.K > 65535 || h.M == 0 || h.M&(h.M-1) != 0 || h.M >= 1<<56 ||
+		!(e >= 0 && e <= 32768 && e == math.Trunc(e)) || (e != 0 && uint64(e)&(uint64(e)-1) != 0) || (e == 0 && h.K > 1) {
+		return 0, h.invalid("%d filters of %d buckets of %d slots of %d bits, expansion %v", h.K, h.M, h.BlockBits, h.CellBits, e)
+	}
+	want := RedisBloomTableBytes(38)
+	buckets := h.M
+	for i := uint32(0); i < h.K; i++ {
+		if i > 0 {
+			if buckets > (1<<56)/uint64(e) {
+				return 0, h.invalid("filter %d's buckets overflow", i)
+			}
+			buckets *= uint64(e)
+		}
+		want += (buckets*uint64(h.BlockBits) + 7) / 8 * 8
+		if want > MaxCells/8 {
+			return 0, h.invalid("filters exceed %d bytes", uint64(MaxCells/8))
+		}
+	}
+	return want, nil
 }
 
 // stagesLen checks the stage table of a scalable filter and returns the
