@@ -20,7 +20,7 @@ func (f *Filter) UnmarshalBinary(data []byte) error {
 		f.cells, f.table, f.hash, f.geom, f.readOnly = g.cells, g.table, g.hash, g.geom, false
 		f.origin, f.now = g.origin, g.now
 		f.epoch.Store(g.epoch.Load())
-		f.state.Store(g.state.Load())
+		f.state = g.state
 		f.added.Store(g.added.Load())
 	})
 }
