@@ -136,7 +136,7 @@ func (f *Filter) epochAt(t int64) uint64 {
 	if t <= f.origin {
 		return 0
 	}
-	return uint64(t-f.origin) / f.geom.span
+	return (uint64(t) - uint64(f.origin)) / f.geom.span // t - origin without overflow
 }
 
 // liveSlots returns the slots whose generations a lookup reads: every slot
@@ -150,8 +150,8 @@ func (f *Filter) liveSlots() uint64 {
 	e := f.epochAt(f.now())
 	var live uint64
 	for j := range f.table {
-		v := atomic.LoadUint64(&f.table[j]) // 1 + its generation, or 0
-		if v != 0 && v+Generations > e+1 {  // generation >= e - 7
+		v := atomic.LoadUint64(&f.table[j])                          // 1 + its generation, or 0
+		if v != 0 && (e < Generations || v-1 >= e-(Generations-1)) { // generation >= e - 7
 			live |= 1 << j
 		}
 	}
@@ -305,9 +305,10 @@ func (f *Filter) turnTo(to uint64, plain bool) {
 		return
 	}
 	from := max(cur+1, to-min(to, Generations-1)) // the last 8 of cur+1..to
+	n := to - from + 1                            // 1..8, counted so that no epoch wraps
 	var clear uint64
-	for e := from; e <= to; e++ {
-		clear |= 1 << (e % Generations)
+	for j := range n {
+		clear |= 1 << ((from + j) % Generations)
 	}
 	keep := ^(clear * lanes)
 	cells := f.cells
@@ -322,8 +323,8 @@ func (f *Filter) turnTo(to uint64, plain bool) {
 			}
 		}
 	}
-	for e := from; e <= to; e++ {
-		atomic.StoreUint64(&f.table[e%Generations], e+1)
+	for j := range n {
+		atomic.StoreUint64(&f.table[(from+j)%Generations], from+j+1)
 	}
 	f.epoch.Store(to)
 	atomic.StoreUint64(&f.state, stateOf(to, 0))
