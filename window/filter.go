@@ -353,7 +353,7 @@ func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
 	x := d.H1
 	// The first probes without a branch: their loads overlap, and a key
 	// never added is ruled out by them in most cases (after 5, 80% of the
-	// time; 4.2 probes on average), where a branch on each would
+	// time; 5.3 probes on average), where a branch on each would
 	// mispredict at the random probe that rules it out.
 	first := min(k, firstProbes)
 	for range first {
