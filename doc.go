@@ -23,6 +23,9 @@
 //   - fuse: a static binary fuse filter for a set built once (no Add), out
 //     of core from any number of keys; 26-36% smaller than a Bloom filter
 //     at the same rate.
+//   - window: a filter of the last w items or the last T of time, a ring
+//     of 8 generations in one byte array; forgets older keys within 1/7 of
+//     the window; 15.9 bits a window item at 1%.
 //
 // Beside them:
 //

@@ -59,7 +59,15 @@ const (
 	offHistory       = 136 // uint64 digests of the history log the payload holds
 	offHistoryOffset = 144 // uint64 byte of the history log where they end
 	offHistoryID     = 152 // uint64 the id in the history log's owner field
-	offChecksum      = SlotSize - 8
+	// Window filters have no stages; the stage table's first bytes hold:
+	offWindowGenerations = 128 // uint32 generations g in the ring (8)
+	offWindowTimed       = 132 // uint32 0: a window of items, 1: a window of time
+	offWindowLength      = 136 // uint64 the window: w items, or T nanoseconds
+	offWindowSpan        = 144 // uint64 one generation: ⌈length/(g-1)⌉ items or nanoseconds
+	offWindowOrigin      = 152 // int64 Unix nanoseconds at which generation 0 began (timed)
+	offWindowEpoch       = 160 // uint64 the number of the current generation
+	offWindowFill        = 168 // uint64 items counted into the current generation
+	offChecksum          = SlotSize - 8
 
 	// StageSize is the size of one stage entry: payload offset (uint64),
 	// cells m (uint64), k (uint32), block bits (uint32), capacity (uint64),
@@ -107,6 +115,14 @@ const (
 	// of Header (offsets offInitial..offHistoryID) tying it to its history
 	// log.
 	Growing Variant = 6
+	// Window is a filter of the last w items or T seconds (package
+	// window): a ring of WindowGenerations generations, M positions of
+	// CellBits 8 (bit j of a position's byte belongs to the generation in
+	// slot j), K probes, BlockBits 0; its payload is a 64-byte table of
+	// the generation each slot holds, then the M bytes; the window fields
+	// of Header (offsets offWindowGenerations..offWindowFill) hold its
+	// window and the state of its ring.
+	Window Variant = 8
 	// RedisBloomBF is a Bloom chain in RedisBloom's own layout and hashing
 	// (package redisbloom/bf), a key moved from RedisBloom: Scheme 3 or 4
 	// (its MurmurHash), K its number of stages, M their bits together (a
@@ -127,6 +143,10 @@ const (
 	RedisBloomCF Variant = 10
 )
 
+// WindowTableBytes is the size of the slot table at the start of a window
+// filter's payload: one uint64 per slot (8 slots).
+const WindowTableBytes = 64
+
 func (v Variant) String() string {
 	switch v {
 	case Standard:
@@ -141,6 +161,8 @@ func (v Variant) String() string {
 		return "fuse"
 	case Growing:
 		return "growing"
+	case Window:
+		return "window"
 	case RedisBloomBF:
 		return "redisbloom-bf"
 	case RedisBloomCF:
@@ -204,6 +226,19 @@ type Header struct {
 	History         uint64
 	HistoryOffset   uint64
 	HistoryID       uint64
+	// Window filters only: the ring's generations, whether the window is
+	// of time (else of items), its length (w items or T nanoseconds), one
+	// generation's span (⌈length/(generations-1)⌉ items or nanoseconds),
+	// the Unix time in nanoseconds at which generation 0 began (timed
+	// windows), and the ring's state as of the last header write: the
+	// number of the current generation and the items counted into it.
+	WindowGenerations uint32
+	WindowTimed       bool
+	WindowLength      uint64
+	WindowSpan        uint64
+	WindowOrigin      int64
+	WindowEpoch       uint64
+	WindowFill        uint64
 }
 
 // ChecksumCurrent reports whether PayloadSum describes the payload.
@@ -254,6 +289,17 @@ func encodeSlot(h *Header, slot []byte) {
 		le.PutUint64(slot[offHistory:], h.History)
 		le.PutUint64(slot[offHistoryOffset:], h.HistoryOffset)
 		le.PutUint64(slot[offHistoryID:], h.HistoryID)
+	}
+	if h.Variant == Window {
+		le.PutUint32(slot[offWindowGenerations:], h.WindowGenerations)
+		if h.WindowTimed {
+			le.PutUint32(slot[offWindowTimed:], 1)
+		}
+		le.PutUint64(slot[offWindowLength:], h.WindowLength)
+		le.PutUint64(slot[offWindowSpan:], h.WindowSpan)
+		le.PutUint64(slot[offWindowOrigin:], uint64(h.WindowOrigin))
+		le.PutUint64(slot[offWindowEpoch:], h.WindowEpoch)
+		le.PutUint64(slot[offWindowFill:], h.WindowFill)
 	}
 	le.PutUint64(slot[offChecksum:], xxh3.Hash(slot[:offChecksum]))
 }
@@ -321,6 +367,21 @@ func decodeSlot(slot []byte) (Header, error) {
 		h.HistoryOffset = le.Uint64(slot[offHistoryOffset:])
 		h.HistoryID = le.Uint64(slot[offHistoryID:])
 	}
+	if h.Variant == Window {
+		h.WindowGenerations = le.Uint32(slot[offWindowGenerations:])
+		switch le.Uint32(slot[offWindowTimed:]) {
+		case 0:
+		case 1:
+			h.WindowTimed = true
+		default:
+			return h, fmt.Errorf("%w: window: kind %d, want 0 (items) or 1 (time)", ErrCorrupt, le.Uint32(slot[offWindowTimed:]))
+		}
+		h.WindowLength = le.Uint64(slot[offWindowLength:])
+		h.WindowSpan = le.Uint64(slot[offWindowSpan:])
+		h.WindowOrigin = int64(le.Uint64(slot[offWindowOrigin:]))
+		h.WindowEpoch = le.Uint64(slot[offWindowEpoch:])
+		h.WindowFill = le.Uint64(slot[offWindowFill:])
+	}
 	if err := h.Validate(); err != nil {
 		return h, err
 	}
@@ -363,6 +424,8 @@ func (h *Header) Validate() error {
 		want, err = h.fuseLen()
 	case Growing:
 		want, err = h.growingLen()
+	case Window:
+		want, err = h.windowLen()
 	case RedisBloomBF:
 		want, err = h.redisBloomBFLen()
 	case RedisBloomCF:
@@ -451,6 +514,36 @@ func (h *Header) growingLen() (uint64, error) {
 		return 0, h.invalid("history offset %d", h.HistoryOffset)
 	}
 	return CellBytes(h.M, 1), nil
+}
+
+// WindowGenerations is the number of generations in a window filter's
+// ring: one per bit of a position's byte.
+const WindowGenerations = 8
+
+// windowLen checks a window filter's geometry and ring fields and returns
+// the payload length they need: the slot table and M bytes.
+func (h *Header) windowLen() (uint64, error) {
+	if h.CellBits != 8 || h.BlockBits != 0 || len(h.Stages) != 0 {
+		return 0, h.invalid("cell bits %d, block bits %d, %d stages; want 8, 0, 0", h.CellBits, h.BlockBits, len(h.Stages))
+	}
+	if err := h.checkGeom("ring", h.M, h.K, 0); err != nil {
+		return 0, err
+	}
+	if h.M%64 != 0 || h.M > MaxCells/8 {
+		return 0, h.invalid("m = %d positions, want a multiple of 64 up to %d", h.M, uint64(MaxCells/8))
+	}
+	if h.WindowGenerations != WindowGenerations {
+		return 0, h.invalid("%d generations, want %d", h.WindowGenerations, WindowGenerations)
+	}
+	g := uint64(h.WindowGenerations)
+	if h.WindowLength == 0 || h.WindowLength > math.MaxInt64 || h.WindowSpan != (h.WindowLength+g-2)/(g-1) {
+		return 0, h.invalid("window %d, generation span %d; want a window of 1..%d and a span of ⌈window/%d⌉",
+			h.WindowLength, h.WindowSpan, int64(math.MaxInt64), g-1)
+	}
+	if h.Capacity == 0 || (!h.WindowTimed && h.Capacity != h.WindowLength) {
+		return 0, h.invalid("capacity %d for a window of %d", h.Capacity, h.WindowLength)
+	}
+	return WindowTableBytes + h.M, nil
 }
 
 // MaxRedisBloomStages bounds the stages of a redisbloom-bf file (K).
