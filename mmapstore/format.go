@@ -59,7 +59,9 @@ const (
 	offHistory       = 136 // uint64 digests of the history log the payload holds
 	offHistoryOffset = 144 // uint64 byte of the history log where they end
 	offHistoryID     = 152 // uint64 the id in the history log's owner field
-	offChecksum      = SlotSize - 8
+	// Cuckoo filters have no stages; the stage table's first bytes hold:
+	offMaxKicks = 128 // uint32 buckets an insert's search for a free slot may visit
+	offChecksum = SlotSize - 8
 
 	// StageSize is the size of one stage entry: payload offset (uint64),
 	// cells m (uint64), k (uint32), block bits (uint32), capacity (uint64),
@@ -107,6 +109,11 @@ const (
 	// of Header (offsets offInitial..offHistoryID) tying it to its history
 	// log.
 	Growing Variant = 6
+	// Cuckoo is a cuckoo filter (package cuckoo): M buckets of K = 4
+	// fingerprints of CellBits (4 to 32) bits each, packed without
+	// padding (bucket i at bit i*K*CellBits of the payload), and MaxKicks,
+	// the search budget of an insert that has to move fingerprints.
+	Cuckoo Variant = 7
 )
 
 func (v Variant) String() string {
@@ -123,6 +130,8 @@ func (v Variant) String() string {
 		return "fuse"
 	case Growing:
 		return "growing"
+	case Cuckoo:
+		return "cuckoo"
 	}
 	return fmt.Sprintf("variant(%d)", uint16(v))
 }
@@ -182,6 +191,9 @@ type Header struct {
 	History         uint64
 	HistoryOffset   uint64
 	HistoryID       uint64
+	// Cuckoo filters only: how many buckets an insert's search for a free
+	// slot may visit before the insert is refused (the filter is full).
+	MaxKicks uint32
 }
 
 // ChecksumCurrent reports whether PayloadSum describes the payload.
@@ -232,6 +244,9 @@ func encodeSlot(h *Header, slot []byte) {
 		le.PutUint64(slot[offHistory:], h.History)
 		le.PutUint64(slot[offHistoryOffset:], h.HistoryOffset)
 		le.PutUint64(slot[offHistoryID:], h.HistoryID)
+	}
+	if h.Variant == Cuckoo {
+		le.PutUint32(slot[offMaxKicks:], h.MaxKicks)
 	}
 	le.PutUint64(slot[offChecksum:], xxh3.Hash(slot[:offChecksum]))
 }
@@ -299,6 +314,9 @@ func decodeSlot(slot []byte) (Header, error) {
 		h.HistoryOffset = le.Uint64(slot[offHistoryOffset:])
 		h.HistoryID = le.Uint64(slot[offHistoryID:])
 	}
+	if h.Variant == Cuckoo {
+		h.MaxKicks = le.Uint32(slot[offMaxKicks:])
+	}
 	if err := h.Validate(); err != nil {
 		return h, err
 	}
@@ -330,6 +348,8 @@ func (h *Header) Validate() error {
 		want, err = h.fuseLen()
 	case Growing:
 		want, err = h.growingLen()
+	case Cuckoo:
+		want, err = h.cuckooLen()
 	default:
 		return fmt.Errorf("%w: unknown variant tag %d", ErrCorrupt, uint16(h.Variant))
 	}
@@ -526,4 +546,30 @@ func (h *Header) fuseLen() (uint64, error) {
 		return 0, h.invalid("m = %d cells in a payload of %d bytes", h.M, h.PayloadLen)
 	}
 	return h.PayloadLen, nil
+}
+
+// The limits of a cuckoo filter's header.
+const (
+	CuckooBucketSize  = 4     // K: fingerprints per bucket
+	CuckooMinBits     = 4     // CellBits: the narrowest fingerprint
+	CuckooMaxBits     = 32    // CellBits: the widest fingerprint
+	CuckooMaxMaxKicks = 65535 // MaxKicks: at most (RedisBloom's MAXITERATIONS bound)
+)
+
+// cuckooLen checks a cuckoo filter's shape and returns its payload
+// length: M buckets of K fingerprints of CellBits bits, packed, rounded up
+// to whole words.
+func (h *Header) cuckooLen() (uint64, error) {
+	if h.K != CuckooBucketSize || h.CellBits < CuckooMinBits || h.CellBits > CuckooMaxBits ||
+		h.BlockBits != 0 || len(h.Stages) != 0 {
+		return 0, h.invalid("bucket size %d, fingerprint bits %d, block bits %d, %d stages; want %d, %d..%d, 0, 0",
+			h.K, h.CellBits, h.BlockBits, len(h.Stages), CuckooBucketSize, CuckooMinBits, CuckooMaxBits)
+	}
+	if h.M == 0 || h.M > MaxCells/(CuckooBucketSize*CuckooMaxBits) {
+		return 0, h.invalid("m = %d buckets, want 1..%d", h.M, uint64(MaxCells/(CuckooBucketSize*CuckooMaxBits)))
+	}
+	if h.MaxKicks > CuckooMaxMaxKicks {
+		return 0, h.invalid("max kicks %d, at most %d", h.MaxKicks, CuckooMaxMaxKicks)
+	}
+	return CellBytes(h.M*CuckooBucketSize, h.CellBits), nil
 }
