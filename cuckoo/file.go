@@ -189,7 +189,7 @@ func (f *Filter) AppendBinary(b []byte) ([]byte, error) { return marshal.Append(
 // is using; a filter backed by a file gets ErrInvalid and is unchanged.
 func (f *Filter) UnmarshalBinary(data []byte) error {
 	return marshal.Unmarshal("cuckoo", f.Path(), ErrInvalid, data, ReadFrom, func(g *Filter) {
-		f.words, f.geom, f.readOnly, f.nodes = g.words, g.geom, false, nil
+		f.words, f.geom, f.readOnly, f.nodes, f.seen = g.words, g.geom, false, nil, visited{}
 		f.added.Store(g.added.Load())
 	})
 }

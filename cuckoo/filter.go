@@ -50,6 +50,7 @@ type Filter struct {
 
 	mu      sync.Mutex // Adds and Removes
 	nodes   []node     // the search of an insert, under mu
+	seen    visited    // the buckets it reached, under mu
 	added   atomic.Uint64
 	refused atomic.Uint64
 	kicks   atomic.Uint64

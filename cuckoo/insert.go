@@ -12,7 +12,7 @@ type node struct {
 
 // insert puts fp into bucket i1 or i2 (its buckets) and reports whether it
 // could; f.mu is held. A free slot of i1, else of i2, takes it. Otherwise
-// a breadth-first search over the buckets the fingerprints of i1 and i2
+// a breadth-first search (each bucket at most once) over the buckets the fingerprints of i1 and i2
 // could move to, then those their fingerprints could move to, and so on,
 // visits at most maxKicks buckets for one with a free slot. The search
 // only reads; when it finds one, the fingerprints along the path move one
@@ -41,9 +41,12 @@ func (f *Filter) insert(base unsafe.Pointer, i1, fp, i2 uint64) bool {
 	}
 	if f.nodes == nil {
 		f.nodes = make([]node, 0, int(g.maxKicks)+2)
+		f.seen.init(int(g.maxKicks) + 2)
 	}
+	f.seen.clear()
+	f.seen.add(i1)
 	nodes := append(f.nodes[:0], node{bucket: i1, parent: -1})
-	if i2 != i1 {
+	if f.seen.add(i2) {
 		nodes = append(nodes, node{bucket: i2, parent: -1})
 	}
 	roots := len(nodes)
@@ -55,8 +58,8 @@ func (f *Filter) insert(base unsafe.Pointer, i1, fp, i2 uint64) bool {
 				return false
 			}
 			a := g.alt(b, g.get(base, b, s))
-			if onPath(nodes, h, a) {
-				continue
+			if !f.seen.add(a) {
+				continue // reached already, by a path no longer than this one
 			}
 			nodes = append(nodes, node{bucket: a, parent: int32(h), slot: int32(s)})
 			if e := g.find(base, a, 0); e >= 0 {
@@ -70,16 +73,46 @@ func (f *Filter) insert(base unsafe.Pointer, i1, fp, i2 uint64) bool {
 	return false
 }
 
-// onPath reports whether bucket a is nodes[h] or one of its ancestors: a
-// path that visits a bucket twice would move a fingerprint the path
-// already moved.
-func onPath(nodes []node, h int, a uint64) bool {
-	for j := h; j >= 0; j = int(nodes[j].parent) {
-		if nodes[j].bucket == a {
+// visited is the set of buckets a search reached: each bucket enters the
+// search once, so a path never visits a bucket twice (it would move a
+// fingerprint the path already moved), and a search of a small full table
+// ends once it has seen every bucket. Open addressing over a power-of-two
+// table at most half full; an entry belongs to the current search when its
+// stamp is the current one, so clearing is one increment.
+type visited struct {
+	keys   []uint64
+	stamps []uint32
+	stamp  uint32
+	mask   uint64
+}
+
+func (v *visited) init(n int) {
+	size := uint64(16)
+	for size < 2*uint64(n) {
+		size *= 2
+	}
+	v.keys, v.stamps, v.mask = make([]uint64, size), make([]uint32, size), size-1
+}
+
+func (v *visited) clear() {
+	v.stamp++
+	if v.stamp == 0 { // wrapped: old stamps could match again
+		clear(v.stamps)
+		v.stamp = 1
+	}
+}
+
+// add adds bucket b and reports whether it was new to the search.
+func (v *visited) add(b uint64) bool {
+	for i := b * phi >> 32 & v.mask; ; i = (i + 1) & v.mask {
+		if v.stamps[i] != v.stamp {
+			v.keys[i], v.stamps[i] = b, v.stamp
 			return true
 		}
+		if v.keys[i] == b {
+			return false
+		}
 	}
-	return false
 }
 
 // move carries out the path of the search that ends at nodes[last], whose
