@@ -256,10 +256,31 @@ func (f *Filter) RemoveDigest(d bloomkit.Digest) bool {
 // false means definitely not; true is wrong for a key never added with
 // probability about EstimatedFPR(). After Close it reports true (it can
 // rule nothing out).
-func (f *Filter) Contains(key []byte) bool { return f.ContainsDigest(f.Hash(key)) }
+func (f *Filter) Contains(key []byte) bool {
+	g := &f.geom
+	if !g.fast {
+		return f.ContainsDigest(f.Hash(key))
+	}
+	// Scheme 2, whose h2 the fingerprint does not need (fast): the 64-bit
+	// hash alone, the commonest keys (9 to 16 bytes) hashed in line, and
+	// the lookup without ContainsDigest's call.
+	var h uint64
+	if hashing.Short(len(key)) {
+		h = g.hash.Sum9to16(key)
+	} else {
+		h = g.hash.Sum64(key)
+	}
+	i1, fp := g.split(h)
+	if g.lanes == BucketSize && len(f.words) != 0 {
+		return f.lookup(i1, fp)
+	}
+	return f.containsWide(i1, fp)
+}
 
 // ContainsString is Contains for a string key, without copying it.
-func (f *Filter) ContainsString(key string) bool { return f.ContainsDigest(f.HashString(key)) }
+func (f *Filter) ContainsString(key string) bool {
+	return f.Contains(unsafe.Slice(unsafe.StringData(key), len(key)))
+}
 
 // ContainsDigest is Contains for a digest from Hash (see AddDigest).
 //
@@ -269,13 +290,41 @@ func (f *Filter) ContainsString(key string) bool { return f.ContainsDigest(f.Has
 // or changed meanwhile) looks again, so a key held before and after the
 // lookup is never missed.
 func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
-	base := f.base()
-	if base == nil {
+	i1, fp := f.geom.first(d)
+	if f.geom.lanes == BucketSize && len(f.words) != 0 {
+		return f.lookup(i1, fp)
+	}
+	return f.containsWide(i1, fp)
+}
+
+// lookup reports whether fingerprint fp is in bucket i1 or its alternate,
+// or true when the filter is closed; small enough to be inlined into
+// Contains and ContainsDigest, but for fingerprints of more than 16 bits
+// (containsWide).
+func (f *Filter) lookup(i1, fp uint64) bool {
+	g := &f.geom
+	base := unsafe.Pointer(unsafe.SliceData(f.words))
+	pat, o1, o2 := fp*g.lo, i1*g.bucketBits, g.alt(i1, fp)*g.bucketBits
+	for {
+		seq := f.moving.n.Load()
+		if g.any(readBits(base, o1, g.readBits)^pat)|g.any(readBits(base, o2, g.readBits)^pat) != 0 {
+			return true
+		}
+		if seq&1 == 0 && f.moving.n.Load() == seq {
+			return false
+		}
+	}
+}
+
+// containsWide is lookup for fingerprints of more than 16 bits, two reads
+// a bucket, and for a closed filter.
+func (f *Filter) containsWide(i1, fp uint64) bool {
+	if len(f.words) == 0 {
 		return true // closed
 	}
 	g := &f.geom
-	i1, fp, i2 := g.locate(d)
-	pat := fp * g.lo
+	base := unsafe.Pointer(unsafe.SliceData(f.words))
+	i2, pat := g.alt(i1, fp), fp*g.lo
 	for {
 		seq := f.moving.n.Load()
 		if g.matches(base, i1, pat)|g.matches(base, i2, pat) != 0 {

@@ -482,6 +482,7 @@ func TestZeroAllocs(t *testing.T) {
 // 2*BucketSize slots, each full with probability fill, matches.
 func TestFPRFormula(t *testing.T) {
 	require.Zero(t, FPR(10, 0))
-	require.InDelta(t, 1-math.Pow(1-1.0/1023, 8), FPR(10, 1), 1e-15)
-	require.InDelta(t, 8*0.96/1023, FPR(10, 0.96), 3e-5)
+	q := 1026.0 / (1024 * 1024)
+	require.InDelta(t, 1-math.Pow(1-q, 8), FPR(10, 1), 1e-15)
+	require.InDelta(t, 8*0.96/1024, FPR(10, 0.96), 5e-5)
 }

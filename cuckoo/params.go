@@ -74,8 +74,8 @@ func configure(opts []Option) (config, error) {
 // Params returns the buckets and the fingerprint bits New chooses for n
 // keys at rate p: f = ceil(log2(2*BucketSize/p)) bits, so that a lookup,
 // which compares 2*BucketSize fingerprints, matches a wrong one with
-// probability at most 8/(2^f - 1) in a full table (about
-// 8*Load/(2^f - 1) at capacity), and ceil(n/(BucketSize*Load)) buckets. A
+// probability at most about 8/2^f in a full table (8*Load/2^f at
+// capacity; see FPR), and ceil(n/(BucketSize*Load)) buckets. A
 // filter takes BucketSize*f bits a bucket, f/Load bits a key at capacity:
 // 10.4 at p = 1% (f = 10), 13.5 at 0.1% (13), 17.7 at 0.01% (17).
 //
@@ -110,7 +110,11 @@ const maxBuckets = sizing.MaxCells / (BucketSize * mmapstore.CuckooMaxBits)
 // FPR is the false-positive rate of a filter of fingerprintBits bits whose
 // slots are a share fill of its slots: a lookup compares 2*BucketSize
 // slots, each holding a fingerprint with probability fill, each a match
-// with probability 1/(2^f - 1): 1 - (1 - fill/(2^f-1))^(2*BucketSize).
+// with probability q = (2^f + 2)/4^f (the fingerprint is f bits of the
+// hash, 0 taken as 1, so 1 is twice as likely as any other value; q is
+// about 1/2^f): 1 - (1 - fill*q)^(2*BucketSize).
 func FPR(fingerprintBits uint32, fill float64) float64 {
-	return -math.Expm1(2 * BucketSize * math.Log1p(-fill/float64(uint64(1)<<fingerprintBits-1)))
+	v := math.Exp2(float64(fingerprintBits))
+	q := (v + 2) / (v * v)
+	return -math.Expm1(2 * BucketSize * math.Log1p(-fill*q))
 }

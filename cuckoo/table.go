@@ -26,7 +26,7 @@ import (
 //
 // The alternate bucket of a fingerprint fp in bucket i is
 //
-//	alt(i, fp) = (H(fp) - i) mod m,  H(fp) = reduce(fp * φ, m)
+//	alt(i, fp) = (H(fp) - i) mod m,  H(fp) = floor(fp * m / 2^f)
 //
 // which is an involution for every m, a power of two or not:
 // alt(alt(i, fp), fp) = H - (H - i) = i (mod m). Both sides are in [0, m),
@@ -44,6 +44,9 @@ type geometry struct {
 	hash     hashing.Hasher
 
 	fpRange    uint64 // 2^f - 1: fingerprints are 1..fpRange
+	fpShift    uint64 // 64 - f
+	fpFromH2   bool   // m > 2^(64-f): the fingerprint is h2's, not h1's low bits
+	fast       bool   // scheme 2 and not fpFromH2: Contains needs h1 alone
 	bucketBits uint64 // BucketSize * f
 	lanes      uint32 // slots per read: 4 (f <= 16) or 2
 	readBits   uint64 // lanes * f
@@ -57,6 +60,9 @@ func newGeometry(buckets uint64, f, maxKicks uint32, capacity uint64, p float64,
 		hash: hashing.NewHasher(s, seed)}
 	g.fpRange = 1<<f - 1
 	g.fpMask = g.fpRange
+	g.fpShift = 64 - uint64(f)
+	g.fpFromH2 = bits.Len64(buckets-1)+int(f) > 64
+	g.fast = s == hashing.Scheme2 && !g.fpFromH2
 	g.bucketBits = BucketSize * uint64(f)
 	g.lanes = BucketSize
 	if BucketSize*f > 64 {
@@ -90,26 +96,46 @@ func (g *geometry) payloadBytes() uint64 {
 	return mmapstore.CellBytes(g.buckets*BucketSize, g.bits)
 }
 
-// phi is 2^64 divided by the golden ratio, odd: fp*phi spreads the
-// fingerprints evenly over [0, 2^64) (a Weyl sequence).
+// phi is 2^64 divided by the golden ratio, odd: the multiplier of the
+// visited set's hash.
 const phi = 0x9e3779b97f4a7c15
 
-// locate returns the buckets and the fingerprint of digest d: i1 from h1,
-// the fingerprint from h2 (1..2^f-1, uniform), i2 = alt(i1, fp).
+// locate returns the buckets and the fingerprint of digest d: i1 from the
+// high bits of h1 (multiply-shift), the fingerprint from its low f bits (0
+// read as 1), i2 = alt(i1, fp). The two sets of bits do not overlap while
+// m <= 2^(64-f) (every table of up to 2^32 buckets); a larger table takes
+// the fingerprint from h2 instead (fpFromH2). One digest word and no
+// multiplication make the fingerprint: a lookup's chain of dependent
+// operations is the hash, then three multiplications to its second
+// bucket's words.
 func (g *geometry) locate(d hashing.Digest) (i1, fp, i2 uint64) {
-	i1 = hashing.Reduce(d.H1, g.buckets)
-	fp = hashing.Reduce(d.H2, g.fpRange) + 1
+	i1, fp = g.first(d)
 	return i1, fp, g.alt(i1, fp)
 }
 
+// first returns the first bucket and the fingerprint of d (locate without
+// the alternate, small enough to be inlined).
+func (g *geometry) first(d hashing.Digest) (i1, fp uint64) {
+	if g.fpFromH2 {
+		return hashing.Reduce(d.H1, g.buckets), nonZero(d.H2 & g.fpMask)
+	}
+	return g.split(d.H1)
+}
+
+// split is first for a digest whose h1 gives the fingerprint too (not
+// fpFromH2): the bucket from its high bits, the fingerprint from its low.
+func (g *geometry) split(h1 uint64) (i1, fp uint64) {
+	return hashing.Reduce(h1, g.buckets), nonZero(h1 & g.fpMask)
+}
+
+// nonZero is fp, or 1 for 0 (a free slot), without a branch.
+func nonZero(fp uint64) uint64 { return fp + (fp-1)>>63 }
+
 // alt is the other bucket of fingerprint fp when it is in bucket i.
 func (g *geometry) alt(i, fp uint64) uint64 {
-	h := hashing.Reduce(fp*phi, g.buckets)
-	j := h - i
-	if h < i {
-		j += g.buckets
-	}
-	return j
+	h := hashing.Reduce(fp<<(g.fpShift&63), g.buckets) // floor(fp*m / 2^f)
+	j, borrow := bits.Sub64(h, i, 0)
+	return j + g.buckets&-borrow // + m when h < i, without a branch: it would mispredict half the time
 }
 
 // read returns the bits of words from bit o on: at least g.readBits of
@@ -124,7 +150,7 @@ func readBits(base unsafe.Pointer, o, n uint64) uint64 {
 	w0 := atomic.LoadUint64((*uint64)(unsafe.Add(base, o>>6*8)))
 	w1 := atomic.LoadUint64((*uint64)(unsafe.Add(base, (o+n-1)>>6*8)))
 	r := o & 63
-	return w0>>r | w1<<(64-r) // a shift by 64 is 0: w0 alone when r = 0
+	return w0>>r | w1<<(63-r)<<1 // w1<<(64-r), and 0 when r = 0
 }
 
 // zero has the highest bit of a lane of x set when that lane of the read
@@ -134,6 +160,12 @@ func readBits(base unsafe.Pointer, o, n uint64) uint64 {
 func (g *geometry) zero(x uint64) uint64 {
 	return ^((x & g.low) + g.low | x) & g.hi
 }
+
+// any reports whether some lane of x is 0: the lowest zero lane borrows
+// into its own top bit and no lower lane borrows (the answer for the lanes
+// above the lowest zero one may be wrong, the answer for the read is not).
+// Two operations fewer than zero, for lookups.
+func (g *geometry) any(x uint64) uint64 { return (x - g.lo) &^ x & g.hi }
 
 // matches returns the lanes of bucket i that hold fp (times g.lo: pat), as
 // zero's flags of every read of the bucket, OR-ed: nonzero when fp is in
