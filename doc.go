@@ -14,6 +14,10 @@
 //     block, one memory access per lookup; batch AddMany and ContainsMany.
 //   - counting: 4-bit counters, so keys can be removed (Remove, Count), and
 //     export to a standard filter (ExportTo).
+//   - cuckoo: a cuckoo filter: fingerprints in buckets of four, so keys
+//     can be removed (Remove, Count) at 10.4 bits a key at 1%, a quarter
+//     of counting's; a full table refuses a key (TryAdd, ErrFull) and
+//     loses nothing.
 //   - scalable: grows past its capacity in blocked stages while the compound
 //     false-positive rate stays under the target; no NewWithSize, Union or
 //     Intersect.

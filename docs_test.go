@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	_ "github.com/bloomkit/bloomkit/counting"
+	_ "github.com/bloomkit/bloomkit/cuckoo"
 	"github.com/bloomkit/bloomkit/filterfile"
 	_ "github.com/bloomkit/bloomkit/fuse"
 	_ "github.com/bloomkit/bloomkit/growing"

@@ -84,14 +84,15 @@ type Adder interface {
 
 // TryAdder is an Adder that may refuse a key: a filter that grows, and
 // returns an error (its package's ErrLimit, or why it could not grow)
-// instead of overfilling. Scalable and growing filters.
+// instead of overfilling. Scalable and growing filters, and cuckoo (whose
+// full table refuses a key with its ErrFull and changes nothing).
 type TryAdder interface {
 	Adder
 	TryAdd(key []byte) (bool, error)
 	TryAddString(key string) (bool, error)
 }
 
-// Remover is a Filter whose keys can be removed: counting. Remove reports
+// Remover is a Filter whose keys can be removed: counting and cuckoo. Remove reports
 // whether the key may have been present (false: definitely absent, and
 // nothing changed).
 type Remover interface {
@@ -144,7 +145,8 @@ type FileWriter interface {
 
 // Publisher is a Filter made by CreateTemp that Publish seals, syncs and
 // renames over its target path, so readers see the old file or the new
-// one, never half of one: standard, partitioned, counting and scalable.
+// one, never half of one: standard, partitioned, counting, scalable and
+// cuckoo.
 type Publisher interface {
 	Filter
 	Publish() error

@@ -66,6 +66,7 @@ type Kind string
 const (
 	KindBloom    Kind = "bloom"    // insert-only Bloom filters sized for n and p
 	KindCounting Kind = "counting" // Bloom filters with counters: keys can be removed
+	KindCuckoo   Kind = "cuckoo"   // cuckoo filters: fingerprints in buckets, keys can be removed
 	KindScalable Kind = "scalable" // grow past n with the rate still bounded by p; first stage for n
 	KindGrown    Kind = "grown"    // scalable filters started at n/GrowFactor and grown to n
 	KindStatic   Kind = "static"   // built once from the whole key set: the space anchor
@@ -174,6 +175,8 @@ func ourOrder(name string) string {
 		return "21"
 	case "counting-builder":
 		return "31"
+	case "cuckoo":
+		return "32"
 	case "scalable-grown":
 		return "5"
 	}

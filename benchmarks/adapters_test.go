@@ -88,7 +88,7 @@ func TestVariantsRegistered(t *testing.T) {
 			t.Errorf("%s: concurrent adds but not lookups", v.Name)
 		}
 	}
-	for _, k := range []Kind{KindBloom, KindCounting, KindScalable, KindGrown, KindStatic} {
+	for _, k := range []Kind{KindBloom, KindCounting, KindCuckoo, KindScalable, KindGrown, KindStatic} {
 		if kinds[k] == 0 {
 			t.Errorf("no variant of kind %s", k)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/counting"
+	"github.com/bloomkit/bloomkit/cuckoo"
 	"github.com/bloomkit/bloomkit/filterfile"
 	"github.com/bloomkit/bloomkit/fuse"
 	"github.com/bloomkit/bloomkit/growing"
@@ -35,6 +36,7 @@ var opens = map[mmapstore.Variant]func(string) (bloomkit.Filter, error){
 	mmapstore.Fuse:        direct(fuse.OpenReadOnly),
 	mmapstore.Growing:     direct(growing.OpenReadOnly),
 	mmapstore.Window:      direct(func(path string) (*window.Filter, error) { return window.OpenReadOnly(path) }),
+	mmapstore.Cuckoo:      direct(cuckoo.OpenReadOnly),
 }
 
 func direct[F bloomkit.Filter](open func(string) (F, error)) func(string) (bloomkit.Filter, error) {
@@ -259,7 +261,7 @@ func TestUnknownVariantTag(t *testing.T) {
 	const slotSize = 4096
 	for off := 0; off < 2*slotSize; off += slotSize {
 		slot := b[off : off+slotSize]
-		binary.LittleEndian.PutUint16(slot[10:], 7)
+		binary.LittleEndian.PutUint16(slot[10:], 99)
 		binary.LittleEndian.PutUint64(slot[slotSize-8:], xxh3.Hash(slot[:slotSize-8]))
 	}
 	require.NoError(t, os.WriteFile(path, b, 0o644))
@@ -267,7 +269,7 @@ func TestUnknownVariantTag(t *testing.T) {
 		"Open": filterfile.Open, "OpenReadOnly": filterfile.OpenReadOnly} {
 		f, err := open(path)
 		require.ErrorIs(t, err, mmapstore.ErrCorrupt, name)
-		require.ErrorContains(t, err, "unknown variant tag 7", name)
+		require.ErrorContains(t, err, "unknown variant tag 99", name)
 		require.Nil(t, f, name)
 	}
 }

@@ -67,7 +67,9 @@ const (
 	offWindowOrigin      = 152 // int64 Unix nanoseconds at which generation 0 began (timed)
 	offWindowEpoch       = 160 // uint64 the number of the current generation
 	offWindowFill        = 168 // uint64 items counted into the current generation
-	offChecksum          = SlotSize - 8
+	// Cuckoo filters have no stages; the stage table's first bytes hold:
+	offMaxKicks = 128 // uint32 buckets an insert's search for a free slot may visit
+	offChecksum = SlotSize - 8
 
 	// StageSize is the size of one stage entry: payload offset (uint64),
 	// cells m (uint64), k (uint32), block bits (uint32), capacity (uint64),
@@ -123,6 +125,11 @@ const (
 	// of Header (offsets offWindowGenerations..offWindowFill) hold its
 	// window and the state of its ring.
 	Window Variant = 8
+	// Cuckoo is a cuckoo filter (package cuckoo): M buckets of K = 4
+	// fingerprints of CellBits (4 to 32) bits each, packed without
+	// padding (bucket i at bit i*K*CellBits of the payload), and MaxKicks,
+	// the search budget of an insert that has to move fingerprints.
+	Cuckoo Variant = 7
 	// RedisBloomBF is a Bloom chain in RedisBloom's own layout and hashing
 	// (package redisbloom/bf), a key moved from RedisBloom: Scheme 3 or 4
 	// (its MurmurHash), K its number of stages, M their bits together (a
@@ -163,6 +170,8 @@ func (v Variant) String() string {
 		return "growing"
 	case Window:
 		return "window"
+	case Cuckoo:
+		return "cuckoo"
 	case RedisBloomBF:
 		return "redisbloom-bf"
 	case RedisBloomCF:
@@ -226,6 +235,9 @@ type Header struct {
 	History         uint64
 	HistoryOffset   uint64
 	HistoryID       uint64
+	// Cuckoo filters only: how many buckets an insert's search for a free
+	// slot may visit before the insert is refused (the filter is full).
+	MaxKicks uint32
 	// Window filters only: the ring's generations, whether the window is
 	// of time (else of items), its length (w items or T nanoseconds), one
 	// generation's span (⌈length/(generations-1)⌉ items or nanoseconds),
@@ -289,6 +301,9 @@ func encodeSlot(h *Header, slot []byte) {
 		le.PutUint64(slot[offHistory:], h.History)
 		le.PutUint64(slot[offHistoryOffset:], h.HistoryOffset)
 		le.PutUint64(slot[offHistoryID:], h.HistoryID)
+	}
+	if h.Variant == Cuckoo {
+		le.PutUint32(slot[offMaxKicks:], h.MaxKicks)
 	}
 	if h.Variant == Window {
 		le.PutUint32(slot[offWindowGenerations:], h.WindowGenerations)
@@ -367,6 +382,9 @@ func decodeSlot(slot []byte) (Header, error) {
 		h.HistoryOffset = le.Uint64(slot[offHistoryOffset:])
 		h.HistoryID = le.Uint64(slot[offHistoryID:])
 	}
+	if h.Variant == Cuckoo {
+		h.MaxKicks = le.Uint32(slot[offMaxKicks:])
+	}
 	if h.Variant == Window {
 		h.WindowGenerations = le.Uint32(slot[offWindowGenerations:])
 		switch le.Uint32(slot[offWindowTimed:]) {
@@ -426,6 +444,8 @@ func (h *Header) Validate() error {
 		want, err = h.growingLen()
 	case Window:
 		want, err = h.windowLen()
+	case Cuckoo:
+		want, err = h.cuckooLen()
 	case RedisBloomBF:
 		want, err = h.redisBloomBFLen()
 	case RedisBloomCF:
@@ -704,4 +724,30 @@ func (h *Header) fuseLen() (uint64, error) {
 		return 0, h.invalid("m = %d cells in a payload of %d bytes", h.M, h.PayloadLen)
 	}
 	return h.PayloadLen, nil
+}
+
+// The limits of a cuckoo filter's header.
+const (
+	CuckooBucketSize  = 4     // K: fingerprints per bucket
+	CuckooMinBits     = 4     // CellBits: the narrowest fingerprint
+	CuckooMaxBits     = 32    // CellBits: the widest fingerprint
+	CuckooMaxMaxKicks = 65535 // MaxKicks: at most (RedisBloom's MAXITERATIONS bound)
+)
+
+// cuckooLen checks a cuckoo filter's shape and returns its payload
+// length: M buckets of K fingerprints of CellBits bits, packed, rounded up
+// to whole words.
+func (h *Header) cuckooLen() (uint64, error) {
+	if h.K != CuckooBucketSize || h.CellBits < CuckooMinBits || h.CellBits > CuckooMaxBits ||
+		h.BlockBits != 0 || len(h.Stages) != 0 {
+		return 0, h.invalid("bucket size %d, fingerprint bits %d, block bits %d, %d stages; want %d, %d..%d, 0, 0",
+			h.K, h.CellBits, h.BlockBits, len(h.Stages), CuckooBucketSize, CuckooMinBits, CuckooMaxBits)
+	}
+	if h.M == 0 || h.M > MaxCells/(CuckooBucketSize*CuckooMaxBits) {
+		return 0, h.invalid("m = %d buckets, want 1..%d", h.M, uint64(MaxCells/(CuckooBucketSize*CuckooMaxBits)))
+	}
+	if h.MaxKicks > CuckooMaxMaxKicks {
+		return 0, h.invalid("max kicks %d, at most %d", h.MaxKicks, CuckooMaxMaxKicks)
+	}
+	return CellBytes(h.M*CuckooBucketSize, h.CellBits), nil
 }

@@ -48,7 +48,10 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, x := range r.Results {
-		if x.FalseNeg != 0 {
+		// seiflotfy/cuckoofilter drops a fingerprint when an insert fails
+		// (its issue 42): its false negatives are a finding the report shows,
+		// not a fault of the run. Every other filter must have none.
+		if x.FalseNeg != 0 && x.Variant != "seiflotfy-cuckoo" {
 			t.Errorf("%s n=%d: %d false negatives", x.Variant, x.N, x.FalseNeg)
 		}
 		if x.Trials < 2e4 || x.BitsPerKey <= 0 {
