@@ -84,7 +84,7 @@ func nextRecord(r io.ReaderAt, li LogInfo, from, limit int64) (int64, error) {
 	}
 	width := int64(logWidth(li.Scheme))
 	maxRec := LogRecordHeaderSize + MaxLogRecord*int(width)
-	br := bufio.NewReaderSize(io.NewSectionReader(r, from, limit-from), 4*maxRec)
+	br := bufio.NewReaderSize(io.NewSectionReader(r, from, limit-from), maxRec+64<<10) // Peek needs a whole record
 	var sum xxh3.Hasher
 	for off := from; off+LogRecordHeaderSize <= limit; off += 8 {
 		hdr, err := br.Peek(LogRecordHeaderSize)
