@@ -222,3 +222,53 @@ func TestAddRefusesDamagedHistoryUntouched(t *testing.T) {
 	bk(t, dir, "", "repair-log", "g.bloom").fails(t, "g.bloom.log", "offset 16128", "the snapshot holds", "nothing was cut")
 	require.Equal(t, before, fileSums(t, path, hp), "nor test, info or a refused repair")
 }
+
+// TestServeGrowingDamagedHistoryRepaired: the same for a key BF.RESERVEd
+// without NONSCALING (a growing filter, whose history is its log): kill -9
+// after 20 BF.MADDs (no checkpoint since the key was made), 4 bytes
+// overwritten in the 11th record, restart. The damage is in the adds after
+// the snapshot's part of the history, so every command on the key is
+// refused with the history and the offset; repair-log may cut there (the
+// snapshot holds none of it), and the next command serves the key with
+// the 10 batches before the damage.
+func TestServeGrowingDamagedHistoryRepaired(t *testing.T) {
+	skipUnderRace(t)
+	t.Parallel()
+	dir := t.TempDir()
+	ctx := context.Background()
+	p, c := startServeDir(t, dir)
+	require.NoError(t, c.Do(ctx, "BF.RESERVE", "g", "0.01", "100000").Err())
+	for b := range 20 {
+		require.NoError(t, c.BFMAdd(ctx, "g", batchItems(b)...).Err())
+	}
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGKILL))
+	p.cmd.Wait()
+	path, hp := filepath.Join(dir, "g.bloom"), filepath.Join(dir, "g.bloom.log")
+	h, err := mmapstore.ReadHeader(path)
+	require.NoError(t, err)
+	require.Equal(t, "growing", h.Variant.String())
+	require.Equal(t, uint64(mmapstore.LogHeaderSize), h.HistoryOffset, "no checkpoint since the key was made")
+	const rec = mmapstore.LogRecordHeaderSize + 1000*8
+	overwrite4(t, hp, mmapstore.LogHeaderSize+10*rec+300)
+	offset := fmt.Sprintf("offset %d", mmapstore.LogHeaderSize+10*rec)
+
+	_, c = startServeDir(t, dir)
+	for _, cmd := range [][]any{{"BF.EXISTS", "g", batchItems(0)[0]}, {"BF.ADD", "g", "new"}, {"BF.CARD", "g"}} {
+		err := c.Do(ctx, cmd...).Err()
+		require.Error(t, err, "%v answered from part of the history", cmd)
+		require.Contains(t, err.Error(), hp)
+		require.Contains(t, err.Error(), offset)
+	}
+	out := bk(t, dir, "", "repair-log", "g.bloom").ok(t)
+	require.Contains(t, out, "damaged at "+offset+": cut there")
+	require.Contains(t, out, "the 9 intact records after them (9000 digests")
+	for b := range 10 {
+		got, err := c.BFMExists(ctx, "g", batchItems(b)...).Result()
+		require.NoError(t, err)
+		for i, ok := range got {
+			require.True(t, ok, "batch %d item %d, before the damage, lost", b, i)
+		}
+	}
+	require.NoError(t, c.BFAdd(ctx, "g", "after-repair").Err())
+	require.Contains(t, bk(t, dir, "", "verify", "g.bloom").ok(t), "ok")
+}
