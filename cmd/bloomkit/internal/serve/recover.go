@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bloomkit/bloomkit/mmapstore"
@@ -114,6 +115,7 @@ func (s *Server) replayLogs() {
 // damagedLogs are the keys refused for a damaged log, each with the log as
 // it was found: a change to it (size, time, inode) lifts the refusal.
 type damagedLogs struct {
+	n  atomic.Int64 // len(m): a lookup of a key not open takes no lock while it is 0
 	mu sync.Mutex
 	m  map[string]damagedLog
 }
@@ -149,6 +151,9 @@ func (e *damagedLogError) Unwrap() error { return e.err }
 // unchanged since it was found so, else nil (a changed log is forgotten:
 // the key is opened again).
 func (d *damagedLogs) refusal(key string) error {
+	if d.n.Load() == 0 {
+		return nil
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	r, ok := d.m[key]
@@ -160,6 +165,7 @@ func (d *damagedLogs) refusal(key string) error {
 		return r.err
 	}
 	delete(d.m, key)
+	d.n.Store(int64(len(d.m)))
 	return nil
 }
 
@@ -194,6 +200,7 @@ func (s *Server) refuseDamaged(e *entry, err error) error {
 		d.m = make(map[string]damagedLog)
 	}
 	d.m[e.name] = damagedLog{err: refusal, fi: fi}
+	d.n.Store(int64(len(d.m)))
 	d.mu.Unlock()
 	s.stats.refused.Add(1)
 	offset := int64(-1)
