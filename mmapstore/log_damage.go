@@ -138,6 +138,9 @@ type LogReport struct {
 	// could have held (8 or 16 bytes a digest, a record header aside).
 	Invalid        int64
 	InvalidDigests uint64
+	// Runs is the runs of invalid bytes after Cut, each at least one
+	// record (a damaged one, or a torn write) between intact ones.
+	Runs int
 }
 
 // Dropped returns the bytes after Cut, that a repair cuts.
@@ -239,6 +242,7 @@ func checkLog(f *os.File, size int64) (LogReport, error) {
 	// between them, to the end.
 	width := int64(logWidth(li.Scheme))
 	gap := func(n int64) {
+		rep.Runs++
 		rep.Invalid += n
 		if n > LogRecordHeaderSize {
 			rep.InvalidDigests += uint64((n - LogRecordHeaderSize) / width)

@@ -129,7 +129,7 @@ func TestRepairLog(t *testing.T) {
 
 	li := LogInfo{Scheme: hashing.Scheme2, Seed: 42}
 	want := LogReport{Info: li, Size: starts[5], Cut: starts[2], Records: 2, Digests: 2000, Damage: starts[2],
-		Intact: 2, IntactDigests: 1200, Invalid: starts[3] - starts[2], InvalidDigests: 1000}
+		Intact: 2, IntactDigests: 1200, Invalid: starts[3] - starts[2], InvalidDigests: 1000, Runs: 1}
 	rep, err := CheckLog(path)
 	var de *LogDamageError
 	require.True(t, errors.As(err, &de), "%v", err)

@@ -103,6 +103,10 @@ func describeRepair(w io.Writer, lp string, rep mmapstore.LogReport, dryRun bool
 			lp, rep.Dropped(), rep.Cut, verb, rep.Records, rep.Digests)
 		return
 	}
-	fmt.Fprintf(w, "%s: damaged at offset %d: %s there, dropping %d bytes: %d damaged bytes (up to %d digests) and the %d intact records after them (%d digests: acknowledged adds, lost); kept %d records, %d digests\n",
-		lp, rep.Damage, verb, rep.Dropped(), rep.Invalid, rep.InvalidDigests, rep.Intact, rep.IntactDigests, rep.Records, rep.Digests)
+	damaged := "1 damaged record"
+	if rep.Runs > 1 {
+		damaged = fmt.Sprintf("%d runs of damaged records", rep.Runs)
+	}
+	fmt.Fprintf(w, "%s: damaged at offset %d: %s there, dropping %d bytes: %s (%d bytes, up to %d digests) and the %d intact records after the damage (%d digests: acknowledged adds, lost); kept %d records, %d digests\n",
+		lp, rep.Damage, verb, rep.Dropped(), damaged, rep.Invalid, rep.InvalidDigests, rep.Intact, rep.IntactDigests, rep.Records, rep.Digests)
 }

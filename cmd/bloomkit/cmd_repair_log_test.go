@@ -136,7 +136,7 @@ func TestServeDamagedLogRefusedThenRepaired(t *testing.T) {
 	t.Logf("repair-log: %s", out)
 	intactAfter := batches - damaged - 1
 	require.Contains(t, out, "f.bloom.log: damaged at "+offset+": cut there")
-	require.Contains(t, out, fmt.Sprintf("the %d intact records after them (%d digests", intactAfter, intactAfter*1000))
+	require.Contains(t, out, fmt.Sprintf("1 damaged record (%d bytes, up to 1000 digests) and the %d intact records after the damage (%d digests", rec, intactAfter, intactAfter*1000))
 	require.Contains(t, out, fmt.Sprintf("kept %d records, %d digests", damaged, damaged*1000))
 	fi, err = os.Stat(lp)
 	require.NoError(t, err)
@@ -261,7 +261,7 @@ func TestServeGrowingDamagedHistoryRepaired(t *testing.T) {
 	}
 	out := bk(t, dir, "", "repair-log", "g.bloom").ok(t)
 	require.Contains(t, out, "damaged at "+offset+": cut there")
-	require.Contains(t, out, "the 9 intact records after them (9000 digests")
+	require.Contains(t, out, "the 9 intact records after the damage (9000 digests")
 	for b := range 10 {
 		got, err := c.BFMExists(ctx, "g", batchItems(b)...).Result()
 		require.NoError(t, err)
