@@ -56,8 +56,10 @@ func repairLogCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 // filter file FILE (its log is FILE.log, as the server and the growing
 // filter name it), or the log itself.
 func logOf(arg string) (path, lp string) {
-	if p, ok := strings.CutSuffix(arg, ".log"); ok && isLog(arg) {
-		return p, arg
+	if p, ok := strings.CutSuffix(arg, ".log"); ok {
+		if _, err := os.Lstat(arg + ".log"); err != nil || isLog(arg) {
+			return p, arg // the log named itself
+		}
 	}
 	lp = arg + ".log"
 	if _, err := os.Lstat(lp); err != nil {
@@ -66,8 +68,13 @@ func logOf(arg string) (path, lp string) {
 	return arg, lp
 }
 
-// isLog reports whether the file at path starts with a digest log's magic.
+// isLog reports whether the file at path is a regular file that starts
+// with a digest log's magic (a FIFO is not opened: that would wait for a
+// writer).
 func isLog(path string) bool {
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false

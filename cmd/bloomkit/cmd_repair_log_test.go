@@ -276,3 +276,24 @@ func TestServeGrowingDamagedHistoryRepaired(t *testing.T) {
 	require.NoError(t, c.BFAdd(ctx, "g", "after-repair").Err())
 	require.Contains(t, bk(t, dir, "", "verify", "g.bloom").ok(t), "ok")
 }
+
+// TestRepairLogBadPaths: repair-log of a missing log, a FIFO named like a
+// log or a filter, a folder, and a file that is no log: exit 2 at once,
+// one line naming the path, nothing created.
+func TestRepairLogBadPaths(t *testing.T) {
+	skipUnderRace(t)
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "p.bloom.log"), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "d.bloom.log"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "x.bloom.log"), []byte("not a digest log, but long enough to hold its header: 64 bytes or more"), 0o644))
+	bkWithin(t, 20*time.Second, dir, "", "repair-log", "none.bloom").fails(t, "none.bloom.log", "no such file")
+	bkWithin(t, 20*time.Second, dir, "", "repair-log", "p.bloom").fails(t, "p.bloom.log", "named pipe")
+	bkWithin(t, 20*time.Second, dir, "", "repair-log", "p.bloom.log").fails(t, "p.bloom.log", "named pipe")
+	bkWithin(t, 20*time.Second, dir, "", "repair-log", "d.bloom").fails(t, "d.bloom.log", "not a regular file")
+	bkWithin(t, 20*time.Second, dir, "", "repair-log", "x.bloom").fails(t, "x.bloom.log", "not a bloomkit digest log")
+	bkWithin(t, 20*time.Second, dir, "", "repair-log").fails(t, "want exactly one FILE")
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, ents, 3)
+}
