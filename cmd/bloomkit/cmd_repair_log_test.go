@@ -103,6 +103,7 @@ func TestServeDamagedLogRefusedThenRepaired(t *testing.T) {
 	overwrite4(t, lp, mmapstore.LogHeaderSize+int64(damaged)*rec+1234)
 	stop := mmapstore.LogHeaderSize + int64(damaged)*rec // where the intact records stop
 	offset := "offset " + strconv.FormatInt(stop, 10)
+	damagedSums := fileSums(t, lp, filepath.Join(dir, "f.bloom"))
 
 	p, c = startServeDir(t, dir)
 	refused := func(what string, cmd ...any) {
@@ -132,6 +133,7 @@ func TestServeDamagedLogRefusedThenRepaired(t *testing.T) {
 
 	// The repair, with the server running: a dry run first.
 	sums := fileSums(t, lp, filepath.Join(dir, "f.bloom"))
+	require.Equal(t, damagedSums, sums, "the refusals changed no byte of the log or the snapshot")
 	r := bk(t, dir, "", "repair-log", "-n", "f.bloom")
 	require.Equal(t, 1, r.code, "%s", r.stderr)
 	require.Contains(t, r.stdout, "would cut")
