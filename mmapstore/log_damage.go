@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/zeebo/xxh3"
 
@@ -192,6 +193,105 @@ func RepairLog(path string) (LogReport, error) {
 		return rep, &fs.PathError{Op: "repair log", Path: path, Err: err}
 	}
 	return rep, nil
+}
+
+// SalvageLog is RepairLog that keeps the intact records after the damage
+// too: their digests are written again after the last intact record
+// before it (a record's sum depends on its offset), so that only the
+// damaged records' digests are lost. The bytes before Cut are kept as
+// they are (a growing snapshot's position in its history stays valid).
+// The new log is written beside the old one, synced and renamed over it,
+// with its mode and owner; on error the old one stays as it was. It
+// returns the report of the log before the salvage: it now holds
+// Digests + IntactDigests digests.
+func SalvageLog(path string) (LogReport, error) {
+	f, st, err := openRegular(path, os.O_RDWR)
+	if err != nil {
+		return LogReport{}, &fs.PathError{Op: "salvage log", Path: path, Err: err}
+	}
+	defer f.Close()
+	rep, err := salvageLog(f, path, st.Size())
+	if err != nil {
+		return rep, &fs.PathError{Op: "salvage log", Path: path, Err: err}
+	}
+	return rep, nil
+}
+
+func salvageLog(f *os.File, path string, size int64) (LogReport, error) {
+	if err := lockExclusive(f); err != nil {
+		return LogReport{Size: size, Cut: size, Damage: -1}, err
+	}
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
+	}
+	rep, err := checkLog(f, size)
+	if err != nil || rep.Cut == rep.Size {
+		return rep, err
+	}
+	if rep.Intact == 0 {
+		// Nothing intact after the damage: a cut is the whole salvage.
+		if err := f.Truncate(rep.Cut); err != nil {
+			return rep, err
+		}
+		return rep, f.Sync()
+	}
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tf, err := createTemp(dir, name, path)
+	if err != nil {
+		return rep, err
+	}
+	done := false
+	defer func() {
+		if !done {
+			tf.Close()
+			os.Remove(tf.Name())
+		}
+	}()
+	if _, err := io.Copy(tf, io.NewSectionReader(f, 0, rep.Cut)); err != nil {
+		return rep, err
+	}
+	nl := &Log{f: tf, path: tf.Name(), info: rep.Info, width: logWidth(rep.Info.Scheme), end: rep.Cut, count: rep.Digests, open: -1}
+	for off := rep.Cut; off < size; {
+		next, err := nextRecord(f, rep.Info, off+8, size)
+		if err != nil {
+			return rep, err
+		}
+		if next < 0 {
+			break
+		}
+		stop, _, err := walkLog(f, rep.Info, next, size, func(ds []hashing.Digest) error {
+			if err := nl.appendLocked(ds); err != nil {
+				return err
+			}
+			nl.seal() // one record for each: the digests keep their grouping
+			return nil
+		})
+		if err != nil {
+			return rep, err
+		}
+		off = stop
+	}
+	if err := nl.flushLocked(); err != nil {
+		return rep, err
+	}
+	if nl.count != rep.Digests+rep.IntactDigests {
+		return rep, fmt.Errorf("%w: salvage copied %d digests, want %d", ErrLogCorrupt, nl.count, rep.Digests+rep.IntactDigests)
+	}
+	if err := tf.Sync(); err != nil {
+		return rep, err
+	}
+	if err := tf.Close(); err != nil {
+		return rep, err
+	}
+	done = true
+	if err := os.Rename(tf.Name(), path); err != nil {
+		os.Remove(tf.Name())
+		return rep, err
+	}
+	return rep, syncDir(dir)
 }
 
 func repairLog(f *os.File, size int64) (LogReport, error) {

@@ -210,10 +210,11 @@ func TestReplayFindsLaterDamage(t *testing.T) {
 	require.Equal(t, before, after)
 }
 
-// FuzzCheckLog: on any bytes, CheckLog and RepairLog agree with OpenLog:
-// a log OpenLog refuses as damaged is reported as damage, one it opens is
-// not; the repair keeps what CheckLog said it keeps, and the repaired log
-// opens with those digests and nothing to drop.
+// FuzzCheckLog: on any bytes, CheckLog, RepairLog and SalvageLog agree
+// with OpenLog: a log OpenLog refuses as damaged is reported as damage,
+// one it opens is not; the repair keeps what CheckLog said it keeps, the
+// salvage that and the intact records after the damage, and either log
+// then opens with those digests and nothing to drop.
 func FuzzCheckLog(f *testing.F) {
 	dir := f.TempDir()
 	seed := filepath.Join(dir, "seed.log")
@@ -243,6 +244,21 @@ func FuzzCheckLog(f *testing.F) {
 		if oerr == nil && rep.Digests != l.Count() {
 			t.Fatalf("CheckLog counts %d digests, OpenLog %d", rep.Digests, l.Count())
 		}
+		spath := path + ".s"
+		if err := os.WriteFile(spath, data, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := SalvageLog(spath); err != nil {
+			t.Fatal(err)
+		}
+		sl, err := OpenLog(spath)
+		if err != nil {
+			t.Fatalf("the salvaged log: %v", err)
+		}
+		if sl.Dropped() != 0 || sl.Count() != rep.Digests+rep.IntactDigests {
+			t.Fatalf("the salvaged log drops %d bytes and holds %d digests, want 0 and %d", sl.Dropped(), sl.Count(), rep.Digests+rep.IntactDigests)
+		}
+		sl.Close()
 		fixed, err := RepairLog(path)
 		if err != nil {
 			t.Fatal(err)
@@ -259,4 +275,51 @@ func FuzzCheckLog(f *testing.F) {
 			t.Fatalf("the repaired log drops %d bytes and holds %d digests, want 0 and %d", l.Dropped(), l.Count(), rep.Digests)
 		}
 	})
+}
+
+// TestSalvageLog: a salvage keeps the intact records after the damage as
+// well, written again after the last intact record before it: only the
+// damaged record's digests are lost; the bytes before the damage are kept
+// as they were, and so are the log's mode and header. A torn tail alone is
+// cut, as a repair cuts it.
+func TestSalvageLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.log")
+	ds, starts := writeRecords(t, path, []int{1000, 1000, 1000, 500, 700})
+	require.NoError(t, os.Chmod(path, 0o640))
+	overwrite4(t, path, starts[2]+LogRecordHeaderSize+8*400)
+	before, err := os.ReadFile(path)
+	require.NoError(t, err)
+
+	rep, err := SalvageLog(path)
+	require.NoError(t, err)
+	require.Equal(t, starts[2], rep.Cut)
+	require.Equal(t, uint64(2), rep.Intact)
+	require.Equal(t, uint64(1200), rep.IntactDigests)
+	want := append(append([]hashing.Digest{}, ds[:2000]...), ds[3000:]...)
+	require.Equal(t, want, readAll(t, path))
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, before[:starts[2]], after[:starts[2]], "the bytes before the damage are kept")
+	require.Equal(t, int64(len(after)), starts[2]+2*LogRecordHeaderSize+1200*8, "the two records after it, again")
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o640), fi.Mode().Perm())
+	l, err := OpenLog(path)
+	require.NoError(t, err)
+	require.Zero(t, l.Dropped())
+	require.Equal(t, uint64(3200), l.Count())
+	require.NoError(t, l.Close())
+	ents, err := os.ReadDir(filepath.Dir(path))
+	require.NoError(t, err)
+	require.Len(t, ents, 1, "no temporary file left")
+
+	rep, err = SalvageLog(path)
+	require.NoError(t, err)
+	require.Equal(t, rep.Size, rep.Cut, "nothing left to salvage")
+
+	require.NoError(t, os.Truncate(path, int64(len(after))-5))
+	rep, err = SalvageLog(path)
+	require.NoError(t, err)
+	require.True(t, rep.Torn)
+	require.Equal(t, want[:2500], readAll(t, path))
 }
