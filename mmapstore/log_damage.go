@@ -266,7 +266,7 @@ func salvageLog(f *os.File, path string, size int64) (LogReport, error) {
 			if err := nl.appendLocked(ds); err != nil {
 				return err
 			}
-			nl.seal() // one record for each: the digests keep their grouping
+			nl.seal() // a record for each, or two where a flush falls inside it
 			return nil
 		})
 		if err != nil {

@@ -20,6 +20,7 @@ import (
 
 func repairLogCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	dryRun := fs.Bool("n", false, "say what would be cut and change nothing (exit 1 when something would be)")
+	salvage := fs.Bool("salvage", false, "keep the intact records after the damage too (written again after the last intact record before it): only the damaged records' digests are lost")
 	return func(args []string) error {
 		if len(args) != 1 {
 			return fmt.Errorf("want exactly one FILE, got %d arguments", len(args))
@@ -37,14 +38,18 @@ func repairLogCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 			return err
 		}
 		if !*dryRun {
-			if rep, err = mmapstore.RepairLog(lp); err != nil {
+			repair := mmapstore.RepairLog
+			if *salvage {
+				repair = mmapstore.SalvageLog
+			}
+			if rep, err = repair(lp); err != nil {
 				if errors.Is(err, mmapstore.ErrLocked) {
 					return fmt.Errorf("%w: a writer has the log open (an add, a dedup -state, or a server writing the key): stop it first", err)
 				}
 				return err
 			}
 		}
-		describeRepair(std.out, lp, rep, *dryRun)
+		describeRepair(std.out, lp, rep, *dryRun, *salvage)
 		if *dryRun {
 			return exitError{1}
 		}
@@ -99,8 +104,9 @@ func checkHistoryCut(path string, rep mmapstore.LogReport) error {
 		mmapstore.ErrLogCorrupt, rep.Cut, h.HistoryOffset, path)}
 }
 
-// describeRepair says what the repair of the log at lp cut (or would cut).
-func describeRepair(w io.Writer, lp string, rep mmapstore.LogReport, dryRun bool) {
+// describeRepair says what the repair of the log at lp cut (or would
+// cut); with salvage, the intact records after the damage were kept.
+func describeRepair(w io.Writer, lp string, rep mmapstore.LogReport, dryRun, salvage bool) {
 	verb := "cut"
 	if dryRun {
 		verb = "would cut"
@@ -114,6 +120,15 @@ func describeRepair(w io.Writer, lp string, rep mmapstore.LogReport, dryRun bool
 	if rep.Runs > 1 {
 		damaged = fmt.Sprintf("%d runs of damaged records", rep.Runs)
 	}
-	fmt.Fprintf(w, "%s: damaged at offset %d: %s there, dropping %d bytes: %s (%d bytes, up to %d digests) and the %d intact records after the damage (%d digests: acknowledged adds, lost); kept %d records, %d digests\n",
+	if salvage {
+		verb = "salvaged"
+		if dryRun {
+			verb = "would salvage"
+		}
+		fmt.Fprintf(w, "%s: damaged at offset %d: %s: dropped %s (%d bytes, up to %d digests); kept %d records, %d digests before the damage, and the %d intact records after it (%d digests), written again from offset %d\n",
+			lp, rep.Damage, verb, damaged, rep.Invalid, rep.InvalidDigests, rep.Records, rep.Digests, rep.Intact, rep.IntactDigests, rep.Cut)
+		return
+	}
+	fmt.Fprintf(w, "%s: damaged at offset %d: %s there, dropping %d bytes: %s (%d bytes, up to %d digests) and the %d intact records after the damage (%d digests: acknowledged adds, lost; -salvage keeps them); kept %d records, %d digests\n",
 		lp, rep.Damage, verb, rep.Dropped(), damaged, rep.Invalid, rep.InvalidDigests, rep.Intact, rep.IntactDigests, rep.Records, rep.Digests)
 }
