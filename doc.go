@@ -23,6 +23,9 @@
 //   - fuse: a static binary fuse filter for a set built once (no Add), out
 //     of core from any number of keys; 26-36% smaller than a Bloom filter
 //     at the same rate.
+//   - window: a filter of the last w items or the last T of time, a ring
+//     of 8 generations in one byte array; forgets older keys within 1/7 of
+//     the window; 15.9 bits a window item at 1%.
 //
 // Beside them:
 //
@@ -83,6 +86,14 @@ const (
 	// DefaultScheme is the scheme of filters made without a WithScheme
 	// option: Scheme2.
 	DefaultScheme = hashing.Default
+	// Scheme3, Scheme4 and Scheme5 are RedisBloom's own hashing (its
+	// MurmurHash64A pair, its older MurmurHash2 pair, its cuckoo filters'
+	// MurmurHash64A), which keys moved from RedisBloom keep: only the
+	// filters of packages redisbloom/bf and redisbloom/cf have them, and no
+	// other variant's option takes them.
+	Scheme3 = hashing.Scheme3
+	Scheme4 = hashing.Scheme4
+	Scheme5 = hashing.Scheme5
 )
 
 // Hash returns the digest of key under scheme s and seed, without
@@ -101,7 +112,7 @@ func HashString(s Scheme, key string, seed uint64) Digest {
 }
 
 func mustValid(s Scheme) {
-	if !s.Valid() {
+	if !s.Known() {
 		panic(fmt.Sprintf("bloomkit: unknown hash scheme %d", uint16(s)))
 	}
 }

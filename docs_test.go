@@ -16,6 +16,7 @@ import (
 	_ "github.com/bloomkit/bloomkit/growing"
 	_ "github.com/bloomkit/bloomkit/partitioned"
 	_ "github.com/bloomkit/bloomkit/scalable"
+	_ "github.com/bloomkit/bloomkit/window"
 )
 
 // The package lists of doc.go ("//   - name: ...") and of the README's

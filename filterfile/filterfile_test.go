@@ -23,6 +23,7 @@ import (
 	"github.com/bloomkit/bloomkit/partitioned"
 	"github.com/bloomkit/bloomkit/scalable"
 	"github.com/bloomkit/bloomkit/standard"
+	"github.com/bloomkit/bloomkit/window"
 )
 
 // opens is each variant's own OpenReadOnly, to compare with the registry's.
@@ -33,6 +34,7 @@ var opens = map[mmapstore.Variant]func(string) (bloomkit.Filter, error){
 	mmapstore.Scalable:    direct(scalable.OpenReadOnly),
 	mmapstore.Fuse:        direct(fuse.OpenReadOnly),
 	mmapstore.Growing:     direct(growing.OpenReadOnly),
+	mmapstore.Window:      direct(func(path string) (*window.Filter, error) { return window.OpenReadOnly(path) }),
 }
 
 func direct[F bloomkit.Filter](open func(string) (F, error)) func(string) (bloomkit.Filter, error) {

@@ -59,7 +59,15 @@ const (
 	offHistory       = 136 // uint64 digests of the history log the payload holds
 	offHistoryOffset = 144 // uint64 byte of the history log where they end
 	offHistoryID     = 152 // uint64 the id in the history log's owner field
-	offChecksum      = SlotSize - 8
+	// Window filters have no stages; the stage table's first bytes hold:
+	offWindowGenerations = 128 // uint32 generations g in the ring (8)
+	offWindowTimed       = 132 // uint32 0: a window of items, 1: a window of time
+	offWindowLength      = 136 // uint64 the window: w items, or T nanoseconds
+	offWindowSpan        = 144 // uint64 one generation: ⌈length/(g-1)⌉ items or nanoseconds
+	offWindowOrigin      = 152 // int64 Unix nanoseconds at which generation 0 began (timed)
+	offWindowEpoch       = 160 // uint64 the number of the current generation
+	offWindowFill        = 168 // uint64 items counted into the current generation
+	offChecksum          = SlotSize - 8
 
 	// StageSize is the size of one stage entry: payload offset (uint64),
 	// cells m (uint64), k (uint32), block bits (uint32), capacity (uint64),
@@ -107,7 +115,37 @@ const (
 	// of Header (offsets offInitial..offHistoryID) tying it to its history
 	// log.
 	Growing Variant = 6
+	// Window is a filter of the last w items or T seconds (package
+	// window): a ring of WindowGenerations generations, M positions of
+	// CellBits 8 (bit j of a position's byte belongs to the generation in
+	// slot j), K probes, BlockBits 0; its payload is a 64-byte table of
+	// the generation each slot holds, then the M bytes; the window fields
+	// of Header (offsets offWindowGenerations..offWindowFill) hold its
+	// window and the state of its ring.
+	Window Variant = 8
+	// RedisBloomBF is a Bloom chain in RedisBloom's own layout and hashing
+	// (package redisbloom/bf), a key moved from RedisBloom: Scheme 3 or 4
+	// (its MurmurHash), K its number of stages, M their bits together (a
+	// whole number of 64-bit words each), CellBits 1, BlockBits 0, Growth
+	// its expansion. The payload starts with the chain's BF.SCANDUMP header
+	// chunk (RedisBloom's table of its stages, 20 + 53·K bytes) padded with
+	// zeros to a multiple of 64 bytes, then each stage's bit array in
+	// RedisBloom's byte order; the redisbloom/bf package checks the table.
+	RedisBloomBF Variant = 9
+	// RedisBloomCF is a cuckoo filter in RedisBloom's own layout and hashing
+	// (package redisbloom/cf): Scheme 5, M the first filter's buckets (a
+	// power of two), K the number of filters, each Growth (its expansion, a
+	// power of two, or 0 with one filter) times larger than the one before,
+	// BlockBits the bucket size (1 to 255), CellBits 8. The payload starts
+	// with its CF.SCANDUMP header chunk (38 bytes) padded with zeros to 64,
+	// then each filter's slots (a byte each, 0 free), padded with zeros to
+	// a multiple of 8 bytes.
+	RedisBloomCF Variant = 10
 )
+
+// WindowTableBytes is the size of the slot table at the start of a window
+// filter's payload: one uint64 per slot (8 slots).
+const WindowTableBytes = 64
 
 func (v Variant) String() string {
 	switch v {
@@ -123,6 +161,12 @@ func (v Variant) String() string {
 		return "fuse"
 	case Growing:
 		return "growing"
+	case Window:
+		return "window"
+	case RedisBloomBF:
+		return "redisbloom-bf"
+	case RedisBloomCF:
+		return "redisbloom-cf"
 	}
 	return fmt.Sprintf("variant(%d)", uint16(v))
 }
@@ -182,6 +226,19 @@ type Header struct {
 	History         uint64
 	HistoryOffset   uint64
 	HistoryID       uint64
+	// Window filters only: the ring's generations, whether the window is
+	// of time (else of items), its length (w items or T nanoseconds), one
+	// generation's span (⌈length/(generations-1)⌉ items or nanoseconds),
+	// the Unix time in nanoseconds at which generation 0 began (timed
+	// windows), and the ring's state as of the last header write: the
+	// number of the current generation and the items counted into it.
+	WindowGenerations uint32
+	WindowTimed       bool
+	WindowLength      uint64
+	WindowSpan        uint64
+	WindowOrigin      int64
+	WindowEpoch       uint64
+	WindowFill        uint64
 }
 
 // ChecksumCurrent reports whether PayloadSum describes the payload.
@@ -232,6 +289,17 @@ func encodeSlot(h *Header, slot []byte) {
 		le.PutUint64(slot[offHistory:], h.History)
 		le.PutUint64(slot[offHistoryOffset:], h.HistoryOffset)
 		le.PutUint64(slot[offHistoryID:], h.HistoryID)
+	}
+	if h.Variant == Window {
+		le.PutUint32(slot[offWindowGenerations:], h.WindowGenerations)
+		if h.WindowTimed {
+			le.PutUint32(slot[offWindowTimed:], 1)
+		}
+		le.PutUint64(slot[offWindowLength:], h.WindowLength)
+		le.PutUint64(slot[offWindowSpan:], h.WindowSpan)
+		le.PutUint64(slot[offWindowOrigin:], uint64(h.WindowOrigin))
+		le.PutUint64(slot[offWindowEpoch:], h.WindowEpoch)
+		le.PutUint64(slot[offWindowFill:], h.WindowFill)
 	}
 	le.PutUint64(slot[offChecksum:], xxh3.Hash(slot[:offChecksum]))
 }
@@ -299,6 +367,21 @@ func decodeSlot(slot []byte) (Header, error) {
 		h.HistoryOffset = le.Uint64(slot[offHistoryOffset:])
 		h.HistoryID = le.Uint64(slot[offHistoryID:])
 	}
+	if h.Variant == Window {
+		h.WindowGenerations = le.Uint32(slot[offWindowGenerations:])
+		switch le.Uint32(slot[offWindowTimed:]) {
+		case 0:
+		case 1:
+			h.WindowTimed = true
+		default:
+			return h, fmt.Errorf("%w: window: kind %d, want 0 (items) or 1 (time)", ErrCorrupt, le.Uint32(slot[offWindowTimed:]))
+		}
+		h.WindowLength = le.Uint64(slot[offWindowLength:])
+		h.WindowSpan = le.Uint64(slot[offWindowSpan:])
+		h.WindowOrigin = int64(le.Uint64(slot[offWindowOrigin:]))
+		h.WindowEpoch = le.Uint64(slot[offWindowEpoch:])
+		h.WindowFill = le.Uint64(slot[offWindowFill:])
+	}
 	if err := h.Validate(); err != nil {
 		return h, err
 	}
@@ -310,8 +393,19 @@ func decodeSlot(slot []byte) (Header, error) {
 // follows from it.
 // It does not look at any file.
 func (h *Header) Validate() error {
-	if !h.Scheme.Valid() {
-		return fmt.Errorf("%w: scheme %d (this build knows schemes 1 and 2)", ErrScheme, h.Scheme)
+	switch h.Variant {
+	case RedisBloomBF:
+		if h.Scheme != hashing.Scheme3 && h.Scheme != hashing.Scheme4 {
+			return fmt.Errorf("%w: scheme %d in a %s file (want RedisBloom's 3 or 4)", ErrScheme, h.Scheme, h.Variant)
+		}
+	case RedisBloomCF:
+		if h.Scheme != hashing.Scheme5 {
+			return fmt.Errorf("%w: scheme %d in a %s file (want RedisBloom's 5)", ErrScheme, h.Scheme, h.Variant)
+		}
+	default:
+		if !h.Scheme.Valid() {
+			return fmt.Errorf("%w: scheme %d (this build knows schemes 1 and 2)", ErrScheme, h.Scheme)
+		}
 	}
 	if h.Flags&^knownFlags != 0 {
 		return h.invalid("unknown flags %#x", h.Flags&^knownFlags)
@@ -330,6 +424,12 @@ func (h *Header) Validate() error {
 		want, err = h.fuseLen()
 	case Growing:
 		want, err = h.growingLen()
+	case Window:
+		want, err = h.windowLen()
+	case RedisBloomBF:
+		want, err = h.redisBloomBFLen()
+	case RedisBloomCF:
+		want, err = h.redisBloomCFLen()
 	default:
 		return fmt.Errorf("%w: unknown variant tag %d", ErrCorrupt, uint16(h.Variant))
 	}
@@ -414,6 +514,84 @@ func (h *Header) growingLen() (uint64, error) {
 		return 0, h.invalid("history offset %d", h.HistoryOffset)
 	}
 	return CellBytes(h.M, 1), nil
+}
+
+// WindowGenerations is the number of generations in a window filter's
+// ring: one per bit of a position's byte.
+const WindowGenerations = 8
+
+// windowLen checks a window filter's geometry and ring fields and returns
+// the payload length they need: the slot table and M bytes.
+func (h *Header) windowLen() (uint64, error) {
+	if h.CellBits != 8 || h.BlockBits != 0 || len(h.Stages) != 0 {
+		return 0, h.invalid("cell bits %d, block bits %d, %d stages; want 8, 0, 0", h.CellBits, h.BlockBits, len(h.Stages))
+	}
+	if err := h.checkGeom("ring", h.M, h.K, 0); err != nil {
+		return 0, err
+	}
+	if h.M%64 != 0 || h.M > MaxCells/8 {
+		return 0, h.invalid("m = %d positions, want a multiple of 64 up to %d", h.M, uint64(MaxCells/8))
+	}
+	if h.WindowGenerations != WindowGenerations {
+		return 0, h.invalid("%d generations, want %d", h.WindowGenerations, WindowGenerations)
+	}
+	g := uint64(h.WindowGenerations)
+	if h.WindowLength == 0 || h.WindowLength > math.MaxInt64 || h.WindowSpan != (h.WindowLength+g-2)/(g-1) {
+		return 0, h.invalid("window %d, generation span %d; want a window of 1..%d and a span of ⌈window/%d⌉",
+			h.WindowLength, h.WindowSpan, int64(math.MaxInt64), g-1)
+	}
+	if h.Capacity == 0 || (!h.WindowTimed && h.Capacity != h.WindowLength) {
+		return 0, h.invalid("capacity %d for a window of %d", h.Capacity, h.WindowLength)
+	}
+	return WindowTableBytes + h.M, nil
+}
+
+// MaxRedisBloomStages bounds the stages of a redisbloom-bf file (K).
+const MaxRedisBloomStages = 1 << 20
+
+// RedisBloomTableBytes is the room the payload of a RedisBloom-layout file
+// keeps for its SCANDUMP header chunk of n bytes: n rounded up to 64.
+func RedisBloomTableBytes(n uint64) uint64 { return (n + 63) / 64 * 64 }
+
+// redisBloomBFLen checks the fields of a redisbloom-bf file and returns the
+// payload length they need.
+func (h *Header) redisBloomBFLen() (uint64, error) {
+	if h.CellBits != 1 || h.BlockBits != 0 || len(h.Stages) != 0 {
+		return 0, h.invalid("cell bits %d, block bits %d, %d stages in the table; want 1, 0, 0", h.CellBits, h.BlockBits, len(h.Stages))
+	}
+	if h.K == 0 || h.K > MaxRedisBloomStages || h.M == 0 || h.M%64 != 0 || h.M > MaxCells {
+		return 0, h.invalid("%d stages of %d bits", h.K, h.M)
+	}
+	if !(h.Growth >= 0 && h.Growth <= math.MaxUint32 && h.Growth == math.Trunc(h.Growth)) {
+		return 0, h.invalid("expansion %v", h.Growth)
+	}
+	return RedisBloomTableBytes(20+53*uint64(h.K)) + h.M/8, nil
+}
+
+// redisBloomCFLen checks the fields of a redisbloom-cf file and returns the
+// payload length they need.
+func (h *Header) redisBloomCFLen() (uint64, error) {
+	e := h.Growth
+	if h.CellBits != 8 || h.BlockBits == 0 || h.BlockBits > 255 || len(h.Stages) != 0 ||
+		h.K == 0 || h.K > 65535 || h.M == 0 || h.M&(h.M-1) != 0 || h.M >= 1<<56 ||
+		!(e >= 0 && e <= 32768 && e == math.Trunc(e)) || (e != 0 && uint64(e)&(uint64(e)-1) != 0) || (e == 0 && h.K > 1) {
+		return 0, h.invalid("%d filters of %d buckets of %d slots of %d bits, expansion %v", h.K, h.M, h.BlockBits, h.CellBits, e)
+	}
+	want := RedisBloomTableBytes(38)
+	buckets := h.M
+	for i := uint32(0); i < h.K; i++ {
+		if i > 0 {
+			if buckets > (1<<56)/uint64(e) {
+				return 0, h.invalid("filter %d's buckets overflow", i)
+			}
+			buckets *= uint64(e)
+		}
+		want += (buckets*uint64(h.BlockBits) + 7) / 8 * 8
+		if want > MaxCells/8 {
+			return 0, h.invalid("filters exceed %d bytes", uint64(MaxCells/8))
+		}
+	}
+	return want, nil
 }
 
 // stagesLen checks the stage table of a scalable filter and returns the

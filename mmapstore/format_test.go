@@ -76,7 +76,7 @@ func TestValidateRejectsImpossibleGeometry(t *testing.T) {
 		"p zero":          func(h *Header) { h.TargetFPR = 0 },
 		"p NaN":           func(h *Header) { h.TargetFPR = math.NaN() },
 		"unknown flag":    func(h *Header) { h.Flags |= 1 << 7 },
-		"unknown variant": func(h *Header) { h.Variant = 9 },
+		"unknown variant": func(h *Header) { h.Variant = 999 },
 		"cell bits":       func(h *Header) { h.CellBits = 4 },
 		"block bits":      func(h *Header) { h.BlockBits = 512 },
 		"stages":          func(h *Header) { h.Stages = []Stage{{}} },

@@ -52,3 +52,20 @@ func (f *File) SetHistory(n, offset uint64) error {
 	f.hdr.History, f.hdr.HistoryOffset = n, offset
 	return nil
 }
+
+// SetWindow records in the header of a file open for writing the state of
+// a window filter's ring: the number of its current generation and the
+// items counted into it. It takes effect with the next header write
+// (Sync, Close or Publish). Only window filters have a ring.
+func (f *File) SetWindow(epoch, fill uint64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.usable(); err != nil {
+		return err
+	}
+	if f.hdr.Variant != Window {
+		return fmt.Errorf("%w: %s filters have no window", ErrVariant, f.hdr.Variant)
+	}
+	f.hdr.WindowEpoch, f.hdr.WindowFill = epoch, fill
+	return nil
+}

@@ -15,6 +15,9 @@
 //     multiplication. A 64-bit hash floors the false-positive rate near
 //     n/2^64 (two keys with equal hashes are inseparable): 5e-10 at 1e10
 //     keys, far below any rate a filter is sized for.
+//   - Schemes 3, 4 and 5: RedisBloom's MurmurHash hashing, kept by the keys
+//     moved from RedisBloom (packages redisbloom/bf and redisbloom/cf, not
+//     odd h2s: their probes are RedisBloom's); no other variant takes them.
 //
 // Probe i is h1 + i*h2 (mod 2^64), which Kirsch and Mitzenmacher ("Less
 // Hashing, Same Performance", 2006) show keeps the false-positive rate of k
@@ -32,6 +35,9 @@
 package hashing
 
 import (
+	"unsafe"
+
+	"github.com/bloomkit/bloomkit/internal/murmur"
 	"math/bits"
 	"strconv"
 
@@ -93,10 +99,30 @@ const (
 
 	// Default is the scheme new filters use.
 	Default = Scheme2
+
+	// Scheme3, Scheme4 and Scheme5 are RedisBloom's own hashing, which a
+	// key moved from RedisBloom keeps (packages redisbloom/bf and
+	// redisbloom/cf, and no other): the seed is unused. Scheme3 is its
+	// Bloom chains' 64-bit hashing, H1 = MurmurHash64A(key,
+	// 0xc6a4a7935bd1e995) and H2 = MurmurHash64A(key, H1); Scheme4 the
+	// 32-bit hashing of chains made before it, H1 = MurmurHash2(key,
+	// 0x9747b28c) and H2 = MurmurHash2(key, H1); Scheme5 its cuckoo
+	// filters', H1 = MurmurHash64A(key, 0) and H2 = 0.
+	Scheme3 Scheme = 3
+	Scheme4 Scheme = 4
+	Scheme5 Scheme = 5
 )
 
-// Valid reports whether s is a scheme this package implements.
+// Valid reports whether s is a scheme of bloomkit's own variants (1 or 2):
+// what their options and files may name.
 func (s Scheme) Valid() bool { return s == Scheme1 || s == Scheme2 }
+
+// RedisBloom reports whether s is one of RedisBloom's schemes (3, 4, 5),
+// which only the redisbloom packages' files name.
+func (s Scheme) RedisBloom() bool { return s >= Scheme3 && s <= Scheme5 }
+
+// Known reports whether this package computes s: Valid or RedisBloom.
+func (s Scheme) Known() bool { return s.Valid() || s.RedisBloom() }
 
 // String names the scheme: "xxh3-128", "xxh3-64+mix", or "scheme(N)" for an
 // unknown number.
@@ -106,25 +132,50 @@ func (s Scheme) String() string {
 		return "xxh3-128"
 	case Scheme2:
 		return "xxh3-64+mix"
+	case Scheme3:
+		return "redisbloom-murmur64a"
+	case Scheme4:
+		return "redisbloom-murmur2"
+	case Scheme5:
+		return "redisbloom-cuckoo"
 	}
 	return "scheme(" + strconv.Itoa(int(s)) + ")"
 }
 
 // Sum returns the digest of key under seed with scheme s. It does not
-// allocate. s must be Valid.
+// allocate. s must be Known.
 func (s Scheme) Sum(key []byte, seed uint64) Digest {
-	if s == Scheme1 {
+	switch s {
+	case Scheme1:
 		return Sum(key, seed)
+	case Scheme3, Scheme4, Scheme5:
+		return redisBloomSum(s, key)
 	}
 	return fromHash64(xxh3.HashSeed(key, seed))
 }
 
 // SumString is Sum for a string key, without copying or allocating.
 func (s Scheme) SumString(key string, seed uint64) Digest {
-	if s == Scheme1 {
+	switch s {
+	case Scheme1:
 		return SumString(key, seed)
+	case Scheme3, Scheme4, Scheme5:
+		return redisBloomSum(s, unsafe.Slice(unsafe.StringData(key), len(key)))
 	}
 	return fromHash64(xxh3.HashStringSeed(key, seed))
+}
+
+// redisBloomSum is the digest of key under one of RedisBloom's schemes.
+func redisBloomSum(s Scheme, key []byte) Digest {
+	switch s {
+	case Scheme3:
+		a := murmur.Sum64A(key, 0xc6a4a7935bd1e995)
+		return Digest{H1: a, H2: murmur.Sum64A(key, a)}
+	case Scheme4:
+		a := murmur.Sum2(key, 0x9747b28c)
+		return Digest{H1: uint64(a), H2: uint64(murmur.Sum2(key, a))}
+	}
+	return Digest{H1: murmur.Sum64A(key, 0)}
 }
 
 // Mix returns the H2 that scheme 2 derives from its 64-bit hash h (seeded

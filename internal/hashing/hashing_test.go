@@ -264,3 +264,28 @@ func TestSchemeZeroAllocs(t *testing.T) {
 	}
 	_ = sink
 }
+
+// TestRedisBloomSchemes: schemes 3, 4 and 5 are RedisBloom's MurmurHash
+// pairs (vectors from RedisBloom 2.6.28's C functions, as in
+// internal/murmur), for []byte and string keys alike, and no native
+// variant's option or file may name them.
+func TestRedisBloomSchemes(t *testing.T) {
+	k := "hello world, this is a longer key!"
+	for _, c := range []struct {
+		s      Scheme
+		h1, h2 uint64
+	}{
+		{Scheme3, 0x561d365483fed07a, 0xa187cefc8eedce0d},
+		{Scheme4, 0x38a868bf, 0xa84dfd53},
+		{Scheme5, 0xaf61569e83ab981c, 0},
+	} {
+		require.Equal(t, Digest{H1: c.h1, H2: c.h2}, c.s.Sum([]byte(k), 99), "%s", c.s)
+		require.Equal(t, Digest{H1: c.h1, H2: c.h2}, c.s.SumString(k, 0), "%s", c.s)
+		require.False(t, c.s.Valid())
+		require.True(t, c.s.RedisBloom())
+		require.True(t, c.s.Known())
+	}
+	require.False(t, Scheme2.RedisBloom())
+	require.False(t, Scheme(6).Known())
+	require.Zero(t, testing.AllocsPerRun(100, func() { Scheme3.SumString(k, 0) }))
+}

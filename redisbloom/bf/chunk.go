@@ -70,12 +70,13 @@ func DecodeHeader(buf []byte, maxBytes uint64) (*Filter, error) {
 			N2:       p[52],
 		}
 	}
-	return build(size, le.Uint32(buf[12:]), le.Uint32(buf[16:]), stages, maxBytes)
+	return build(size, le.Uint32(buf[12:]), le.Uint32(buf[16:]), stages, maxBytes, nil)
 }
 
-// build makes an empty chain of the given stages after the checks
-// RedisBloom makes of a header (SB_NewChainFromHeader) or a DUMP payload.
-func build(size uint64, options, growth uint32, stages []Stage, maxBytes uint64) (*Filter, error) {
+// build makes a chain of the given stages after the checks RedisBloom makes
+// of a header (SB_NewChainFromHeader) or a DUMP payload: every bit clear, or,
+// with backing, the stages' words laid end to end in backing (a mapping).
+func build(size uint64, options, growth uint32, stages []Stage, maxBytes uint64, backing []uint64) (*Filter, error) {
 	if options&^knownOptions != 0 {
 		return nil, fmt.Errorf("%w: options %#x", ErrBadData, options)
 	}
@@ -103,7 +104,21 @@ func build(size uint64, options, growth uint32, stages []Stage, maxBytes uint64)
 	f := &Filter{options: options, growth: growth, maxBytes: maxBytes}
 	st := make([]*stage, len(stages))
 	for i, s := range stages {
-		st[i] = s.alloc()
+		if backing == nil {
+			st[i] = s.alloc()
+			continue
+		}
+		n := s.Bytes / 8
+		if s.Bytes%8 != 0 || uint64(len(backing)) < n {
+			return nil, fmt.Errorf("%w: stage %d of %d bytes", ErrLayout, i, s.Bytes)
+		}
+		st[i] = &stage{Stage: s, words: backing[:n:n]}
+		st[i].count.Store(s.Count)
+		st[i].Count = 0
+		backing = backing[n:]
+	}
+	if len(backing) != 0 {
+		return nil, fmt.Errorf("%w: %d words after the last stage", ErrLayout, len(backing))
 	}
 	f.stages.Store(&st)
 	f.count.Store(size)

@@ -163,7 +163,7 @@ func restoreFields(r *rdb.Reader, enc int, maxBytes uint64) (*Filter, error) {
 	if err := r.EOF(); err != nil {
 		return nil, err
 	}
-	f, err := build(size, uint32(options), uint32(growth), stages, maxBytes)
+	f, err := build(size, uint32(options), uint32(growth), stages, maxBytes, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -21,4 +21,12 @@ var (
 	// ErrParams: a chain asked for with a capacity, rate or expansion
 	// RedisBloom refuses.
 	ErrParams = errors.New("bf: invalid parameters")
+	// ErrReadOnly: a change to a chain opened with OpenReadOnly.
+	ErrReadOnly = errors.New("bf: filter is read-only")
+	// ErrClosed: a change, Sync or Close after Close.
+	ErrClosed = errors.New("bf: filter is closed")
+	// ErrLayout: a file or stream whose stage table does not match its
+	// header, or a chain this file format cannot hold (a stage that is not
+	// a whole number of 64-bit words, as RedisBloom 1 could make).
+	ErrLayout = errors.New("bf: bad layout")
 )

@@ -1,12 +1,14 @@
 package bf
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sync"
 	"sync/atomic"
 
-	"github.com/bloomkit/bloomkit/redisbloom/internal/murmur"
+	"github.com/bloomkit/bloomkit"
+	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
 // Options of a chain, as RedisBloom stores them (bloom.h's BLOOM_OPT_*).
@@ -71,6 +73,12 @@ type Filter struct {
 	// maxBytes bounds the stages' arrays together: a growth past it is
 	// refused with ErrGrow.
 	maxBytes uint64
+
+	// The file the chain maps (nil in memory), and its state.
+	store    *mmapstore.File
+	path     string
+	readOnly bool
+	closed   atomic.Bool
 }
 
 // New makes a chain as BF.RESERVE key error capacity [EXPANSION growth]
@@ -152,29 +160,36 @@ func (s *Stage) valid() bool {
 		s.Bytes <= MaxStageBytes && s.Hashes == uint32(math.Ceil(ln2*s.BPE)) && s.Hashes > 0
 }
 
-// Digest is an item's two hashes, as RedisBloom computes them.
-type Digest struct{ A, B uint64 }
-
-// Hash is the digest of item under the chain's hashing.
-func (f *Filter) Hash(item []byte) Digest {
+// Scheme is the chain's hashing: bloomkit.Scheme3 (RedisBloom's 64-bit
+// MurmurHash64A pair, every chain RedisBloom 2 makes), or Scheme4 (the
+// 32-bit MurmurHash2 pair of older chains).
+func (f *Filter) Scheme() bloomkit.Scheme {
 	if f.options&OptForce64 != 0 {
-		a := murmur.Sum64A(item, 0xc6a4a7935bd1e995)
-		return Digest{a, murmur.Sum64A(item, a)}
+		return bloomkit.Scheme3
 	}
-	a := murmur.Sum2(item, 0x9747b28c)
-	return Digest{uint64(a), uint64(murmur.Sum2(item, a))}
+	return bloomkit.Scheme4
 }
 
+// Seed is 0: RedisBloom's hashing has fixed seeds.
+func (f *Filter) Seed() uint64 { return 0 }
+
+// Hash is the digest of item as RedisBloom hashes it: H1 and H2 are its a
+// and b.
+func (f *Filter) Hash(item []byte) bloomkit.Digest { return f.Scheme().Sum(item, 0) }
+
+// HashString is Hash for a string item, without copying it.
+func (f *Filter) HashString(item string) bloomkit.Digest { return f.Scheme().SumString(item, 0) }
+
 // position is probe i's bit in s.
-func (s *stage) position(d Digest, i uint32) uint64 {
-	x := d.A + uint64(i)*d.B
+func (s *stage) position(d bloomkit.Digest, i uint32) uint64 {
+	x := d.H1 + uint64(i)*d.H2
 	if s.N2 > 0 {
 		return x & (1<<s.N2 - 1)
 	}
 	return x % s.Bits
 }
 
-func (s *stage) contains(d Digest) bool {
+func (s *stage) contains(d bloomkit.Digest) bool {
 	for i := uint32(0); i < s.Hashes; i++ {
 		x := s.position(d, i)
 		if atomic.LoadUint64(&s.words[x>>6])&(1<<(x&63)) == 0 {
@@ -185,7 +200,7 @@ func (s *stage) contains(d Digest) bool {
 }
 
 // set sets d's bits and reports whether one was clear.
-func (s *stage) set(d Digest) bool {
+func (s *stage) set(d bloomkit.Digest) bool {
 	fresh := false
 	for i := uint32(0); i < s.Hashes; i++ {
 		x := s.position(d, i)
@@ -198,11 +213,17 @@ func (s *stage) set(d Digest) bool {
 }
 
 // Contains reports whether item may have been added (RedisBloom's
-// BF.EXISTS); false means definitely not.
+// BF.EXISTS); false means definitely not. After Close it reports true.
 func (f *Filter) Contains(item []byte) bool { return f.ContainsDigest(f.Hash(item)) }
 
+// ContainsString is Contains for a string item, without copying it.
+func (f *Filter) ContainsString(item string) bool { return f.ContainsDigest(f.HashString(item)) }
+
 // ContainsDigest is Contains for a digest made by Hash.
-func (f *Filter) ContainsDigest(d Digest) bool {
+func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
+	if f.closed.Load() {
+		return true
+	}
 	st := *f.stages.Load()
 	for i := len(st) - 1; i >= 0; i-- {
 		if st[i].contains(d) {
@@ -212,39 +233,60 @@ func (f *Filter) ContainsDigest(d Digest) bool {
 	return false
 }
 
-// Add adds item as RedisBloom's BF.ADD does and reports whether it was new;
-// a full NONSCALING chain refuses it with ErrFull, a stage that cannot be
-// made with ErrGrow, and then nothing changed.
-func (f *Filter) Add(item []byte) (bool, error) { return f.AddDigest(f.Hash(item)) }
+// TryAdd adds item as RedisBloom's BF.ADD does and reports whether it was
+// new; a full NONSCALING chain refuses it with ErrFull, a stage that cannot
+// be made with ErrGrow, and then nothing changed. On a read-only or closed
+// filter it returns ErrReadOnly or ErrClosed.
+func (f *Filter) TryAdd(item []byte) (bool, error) { return f.TryAddDigest(f.Hash(item)) }
+
+// TryAddString is TryAdd for a string item, without copying it.
+func (f *Filter) TryAddString(item string) (bool, error) { return f.TryAddDigest(f.HashString(item)) }
+
+// TryAddDigest is TryAdd for a digest made by Hash.
+func (f *Filter) TryAddDigest(d bloomkit.Digest) (bool, error) { return f.add(d, false) }
+
+// Add adds item and reports whether it was new, never losing it: where
+// TryAdd refuses (a full NONSCALING chain, a stage that cannot be made),
+// the item goes to the full newest stage, whose rate then rises above its
+// share (EstimatedFPR shows it). Add on a read-only filter panics with
+// ErrReadOnly, a programming error; after Close it reports false.
+func (f *Filter) Add(item []byte) bool { return f.AddDigest(f.Hash(item)) }
+
+// AddString is Add for a string item, without copying it.
+func (f *Filter) AddString(item string) bool { return f.AddDigest(f.HashString(item)) }
 
 // AddDigest is Add for a digest made by Hash.
-func (f *Filter) AddDigest(d Digest) (bool, error) {
+func (f *Filter) AddDigest(d bloomkit.Digest) bool {
+	isNew, err := f.add(d, true)
+	if errors.Is(err, ErrReadOnly) {
+		panic(err)
+	}
+	return isNew
+}
+
+// add is TryAdd, or, with overfill, Add.
+func (f *Filter) add(d bloomkit.Digest, overfill bool) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.closed.Load() {
+		return false, ErrClosed
+	}
+	if f.readOnly {
+		return false, ErrReadOnly
+	}
 	if f.ContainsDigest(d) {
 		return false, nil
 	}
 	st := *f.stages.Load()
 	cur := st[len(st)-1]
 	if cur.count.Load() >= cur.Capacity {
-		if f.options&OptNoScaling != 0 {
-			return false, ErrFull
-		}
-		next := cur.Capacity * uint64(f.growth)
-		if f.growth != 0 && next/uint64(f.growth) != cur.Capacity {
-			return false, fmt.Errorf("%w: capacity %d × %d overflows", ErrGrow, cur.Capacity, f.growth)
-		}
-		geom, err := sizeStage(next, cur.Error*tightening, f.options)
-		if err != nil {
+		next, err := f.nextStage(cur, len(st))
+		switch {
+		case err == nil:
+			cur = next
+		case !overfill:
 			return false, err
 		}
-		if total := f.TotalBytes(); geom.Bytes > f.maxBytes-min(total, f.maxBytes) {
-			return false, fmt.Errorf("%w: a stage of %d bytes after %d, more than the %d allowed", ErrGrow, geom.Bytes, total, f.maxBytes)
-		}
-		s := geom.alloc()
-		grown := append(append(make([]*stage, 0, len(st)+1), st...), s)
-		f.stages.Store(&grown)
-		cur = s
 	}
 	if !cur.set(d) {
 		return false, nil
@@ -254,8 +296,43 @@ func (f *Filter) AddDigest(d Digest) (bool, error) {
 	return true, nil
 }
 
+// nextStage adds the stage after cur (the newest, the n-th), as RedisBloom
+// does when cur is full. Caller holds f.mu.
+func (f *Filter) nextStage(cur *stage, n int) (*stage, error) {
+	{
+		if f.options&OptNoScaling != 0 {
+			return nil, ErrFull
+		}
+		next := cur.Capacity * uint64(f.growth)
+		if f.growth == 0 || next/uint64(f.growth) != cur.Capacity {
+			return nil, fmt.Errorf("%w: capacity %d × %d", ErrGrow, cur.Capacity, f.growth)
+		}
+		geom, err := sizeStage(next, cur.Error*tightening, f.options)
+		if err != nil {
+			return nil, err
+		}
+		if total := f.TotalBytes(); geom.Bytes > f.maxBytes-min(total, f.maxBytes) {
+			return nil, fmt.Errorf("%w: a stage of %d bytes after %d, more than the %d allowed", ErrGrow, geom.Bytes, total, f.maxBytes)
+		}
+		if n >= mmapstore.MaxRedisBloomStages {
+			return nil, fmt.Errorf("%w: %d stages", ErrGrow, n)
+		}
+		s := geom.alloc()
+		st := *f.stages.Load()
+		grown := append(append(make([]*stage, 0, len(st)+1), st...), s)
+		f.stages.Store(&grown)
+		return s, nil
+	}
+}
+
 // Count is the chain's size: the adds that were new (BF.CARD).
 func (f *Filter) Count() uint64 { return f.count.Load() }
+
+// Added is Count (bloomkit.Filter).
+func (f *Filter) Added() uint64 { return f.count.Load() }
+
+// ApproxCount is Count: RedisBloom counts the adds that were new.
+func (f *Filter) ApproxCount() uint64 { return f.count.Load() }
 
 // Capacity is the sum of the stages' capacities (BF.INFO's Capacity).
 func (f *Filter) Capacity() uint64 {

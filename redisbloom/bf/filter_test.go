@@ -159,7 +159,7 @@ func TestAddsAsRedisBloom(t *testing.T) {
 			f, err := New(capacity, p, growth, nonScaling)
 			require.NoError(t, err)
 			for i := 0; i < g.added; i++ {
-				_, err := f.Add(item(i))
+				_, err := f.TryAdd(item(i))
 				require.NoError(t, err)
 			}
 			require.Equal(t, g.chunks[0].data, f.EncodeHeader(), "the header chunk")
@@ -255,15 +255,15 @@ func TestNonScalingFull(t *testing.T) {
 	f, err := New(3, 0.01, 2, true)
 	require.NoError(t, err)
 	for i := range 3 {
-		ok, err := f.Add(item(i))
+		ok, err := f.TryAdd(item(i))
 		require.NoError(t, err)
 		require.True(t, ok)
 	}
 	before := f.Dump()
-	_, err = f.Add([]byte("extra"))
+	_, err = f.TryAdd([]byte("extra"))
 	require.ErrorIs(t, err, ErrFull)
 	require.Equal(t, before, f.Dump(), "a refused add changed the chain")
-	ok, err := f.Add(item(1)) // present: not refused, not new
+	ok, err := f.TryAdd(item(1)) // present: not refused, not new
 	require.NoError(t, err)
 	require.False(t, ok)
 }
@@ -309,7 +309,7 @@ func TestConcurrentLookups(t *testing.T) {
 		}()
 	}
 	for i := 1000; i < 20000; i++ {
-		if _, err := f.Add(item(i)); err != nil {
+		if _, err := f.TryAdd(item(i)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/bloomkit/bloomkit/redisbloom/internal/murmur"
+	"github.com/bloomkit/bloomkit/internal/murmur"
 )
 
 // RedisBloom's limits and defaults (cuckoo.h).
