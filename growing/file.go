@@ -112,10 +112,13 @@ func (f *Filter) mapSnapshot() (*table, error) {
 
 // Open opens the file-backed filter at path for adding: it maps the
 // snapshot copy-on-write (O(1)), opens its history (one writer at a time:
-// mmapstore.ErrLocked for a second), cuts a write torn by a crash off the
-// history's end, and adds the history's digests after the snapshot's (the
-// adds since the last checkpoint) to the table. WithMaxBytes applies;
-// the other options are the file's.
+// mmapstore.ErrLocked for a second), leaves out a write torn by a crash
+// at the history's end (the first add cuts it), and adds the history's
+// digests after the snapshot's (the adds since the last checkpoint) to
+// the table. A damaged history (mmapstore.ErrLogCorrupt: an invalid
+// record with intact ones after it) is refused, as is a history shorter
+// than the snapshot: Open then changes no byte of either file.
+// WithMaxBytes applies; the other options are the file's.
 func Open(path string, opts ...Option) (*Filter, error) { return open(path, false, opts) }
 
 // OpenReadOnly opens the filter at path for lookups: the snapshot mapped
@@ -145,6 +148,11 @@ func open(path string, readOnly bool, opts []Option) (_ *Filter, err error) {
 	f.path, f.id, f.readOnly = path, hdr.HistoryID, readOnly
 	if !readOnly {
 		if f.log, err = mmapstore.OpenLog(HistoryPath(path)); err != nil {
+			if errors.Is(err, mmapstore.ErrLogCorrupt) {
+				// Growth rebuilds the table from the whole history: past
+				// the damage it would lose keys. Nothing is written.
+				return nil, fmt.Errorf("growing: the history of %s is damaged, so the filter cannot take adds or grow (lookups still answer from its snapshot; see docs/growing.md, \"Damage\"): %w", path, err)
+			}
 			return nil, fmt.Errorf("growing: the history of %s: %w", path, err)
 		}
 		defer func() {
@@ -174,7 +182,11 @@ func open(path string, readOnly bool, opts []Option) (_ *Filter, err error) {
 		}
 	} else {
 		if end, eerr := f.log.End(); eerr == nil && end.Count < h.History {
-			return nil, &fs.PathError{Op: "open", Path: HistoryPath(path), Err: fmt.Errorf("%w: the history has %d digests, the snapshot holds %d", mmapstore.ErrCorrupt, end.Count, h.History)}
+			// The snapshot's records were synced before it was written:
+			// fewer of them is damage (or a history cut short), not a
+			// torn write. Refused with no byte changed.
+			return nil, &fs.PathError{Op: "open", Path: HistoryPath(path), Err: fmt.Errorf("%w: the history's intact records end at offset %d with %d digests, the snapshot holds %d",
+				mmapstore.ErrLogCorrupt, end.Offset, end.Count, h.History)}
 		}
 		_, err = f.log.ReplayFrom(from, add)
 	}
@@ -243,9 +255,12 @@ func (f *Filter) checkpointLocked() error {
 
 // Verify checks the snapshot the table was mapped from against its
 // checksum (reading the file, O(size): mmapstore.File.Verify) and reads the
-// history through, checking every record; an in-memory filter has nothing
-// to verify. A damaged snapshot is mmapstore.ErrPayloadChecksum, a damaged
-// history mmapstore.ErrLogCorrupt. After Close it returns ErrClosed.
+// history through, checking every record, as the next growth reads it;
+// an in-memory filter has nothing to verify. A damaged snapshot is
+// mmapstore.ErrPayloadChecksum; a damaged history, or one with fewer
+// intact digests than the snapshot holds, mmapstore.ErrLogCorrupt. A
+// filter opened read-only whose history is missing verifies (a reader may
+// serve a snapshot alone). After Close it returns ErrClosed.
 func (f *Filter) Verify() error {
 	t := f.tab.Load()
 	defer runtime.KeepAlive(t)
@@ -261,9 +276,19 @@ func (f *Filter) Verify() error {
 	if err := t.file.Verify(); err != nil {
 		return err
 	}
-	_, err := mmapstore.ReadLogFrom(HistoryPath(f.path), f.id, mmapstore.LogStart, func([]hashing.Digest) error { return nil })
+	hp := HistoryPath(t.file.Path())
+	at, err := mmapstore.ReadLogFrom(hp, f.id, mmapstore.LogStart, func([]hashing.Digest) error { return nil })
 	if errors.Is(err, fs.ErrNotExist) && f.readOnly {
 		return nil // a reader may serve a snapshot alone
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	if h := t.file.Header(); at.Count < h.History {
+		// Records the snapshot holds were synced before it was written:
+		// fewer of them than it counts is damage, not a torn write.
+		return &fs.PathError{Op: "verify", Path: hp, Err: fmt.Errorf("%w: the history's intact records end at offset %d with %d digests, the snapshot holds %d",
+			mmapstore.ErrLogCorrupt, at.Offset, at.Count, h.History)}
+	}
+	return nil
 }

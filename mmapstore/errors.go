@@ -76,8 +76,9 @@ var (
 	ErrLogMagic = errors.New("mmapstore: not a bloomkit digest log (bad magic)")
 	// ErrLogTruncated: the file is shorter than a digest log's header.
 	ErrLogTruncated = errors.New("mmapstore: truncated digest log")
-	// ErrLogCorrupt: an invalid record followed by more bytes than one torn
-	// write leaves (MaxLogWrite), or an impossible header: damage, not a
-	// crash. Nothing is cut off.
+	// ErrLogCorrupt: an invalid record followed by intact ones, or by more
+	// bytes than one torn write leaves (MaxLogWrite), or an impossible
+	// header: damage, not a crash (*LogDamageError says where). Nothing is
+	// cut off; RepairLog cuts when asked.
 	ErrLogCorrupt = errors.New("mmapstore: damaged digest log")
 )

@@ -140,7 +140,8 @@ type Log struct {
 	end     int64  // bytes written to the file
 	count   uint64 // digests in the file and in buf
 	open    int    // start in buf of the record still taking digests; -1: none
-	dropped int64  // invalid tail bytes removed when opened
+	dropped int64  // invalid tail bytes (a torn write) after the last record when opened
+	cut     bool   // those bytes are still in the file: the first write cuts them
 	closed  bool
 	sum     xxh3.Hasher // seal's, reused: an append allocates nothing
 }
@@ -183,9 +184,14 @@ func startLog(f *os.File, path string, li LogInfo) (*Log, error) {
 }
 
 // OpenLog opens the digest log at path for appending. It reads the whole
-// log once to find its end: a torn last write (invalid bytes at the end,
-// fewer than MaxLogWrite) is cut off, and Dropped says how many bytes that
-// was; more invalid bytes than that is ErrLogCorrupt and nothing is cut.
+// log once, checking every record, to find its end. A torn last write
+// (invalid bytes at the end, fewer than MaxLogWrite, with no intact record
+// after them) is left out, Dropped says how many bytes that was, and the
+// first write cuts them off: opening changes no byte of the file, so a
+// caller that refuses the log after opening it leaves it as it was. An
+// invalid record followed by intact ones, or by MaxLogWrite bytes or more,
+// is damage: a *LogDamageError (ErrLogCorrupt), and nothing is cut
+// (RepairLog cuts it when the operator asks).
 func OpenLog(path string) (*Log, error) {
 	f, _, err := openRegular(path, os.O_RDWR)
 	if err != nil {
@@ -209,23 +215,16 @@ func openLog(f *os.File, path string, fn func(LogInfo) func([]hashing.Digest) er
 	if err != nil {
 		return nil, err
 	}
-	if end < size {
-		if err := f.Truncate(end); err != nil {
-			return nil, err
-		}
-		if err := f.Sync(); err != nil {
-			return nil, err
-		}
-	}
 	return &Log{f: f, path: path, info: li, width: logWidth(li.Scheme), end: end,
-		count: count, open: -1, dropped: size - end}, nil
+		count: count, open: -1, dropped: size - end, cut: end < size}, nil
 }
 
 // scanLog reads the log in f from the start and returns its header, the
 // end of its last valid record, the digests in its records and the file's
-// size. Invalid bytes at the end are allowed up to MaxLogWrite. When fn is
-// not nil, it is given the header, and what it returns (when not nil) is
-// called with the digests of each valid record, in order.
+// size. Invalid bytes at the end are allowed when they are a torn tail
+// (checkTail). When fn is not nil, it is given the header, and what it
+// returns (when not nil) is called with the digests of each valid record,
+// in order.
 func scanLog(f *os.File, fn func(LogInfo) func([]hashing.Digest) error) (li LogInfo, end int64, count uint64, size int64, err error) {
 	st, err := f.Stat()
 	if err != nil {
@@ -247,11 +246,11 @@ func scanLog(f *os.File, fn func(LogInfo) func([]hashing.Digest) error) (li LogI
 		each = fn(li)
 	}
 	end, count, err = walkLog(f, li, LogHeaderSize, size, each)
+	if err == nil {
+		err = checkTail(f, li, end, size)
+	}
 	if err != nil {
 		return li, 0, 0, size, err
-	}
-	if size-end >= MaxLogWrite {
-		return li, 0, 0, size, fmt.Errorf("%w: invalid record at offset %d, %d bytes before the end", ErrLogCorrupt, end, size-end)
 	}
 	return li, end, count, size, nil
 }
@@ -330,8 +329,9 @@ func decodeDigests(ds []hashing.Digest, b []byte, n int, s hashing.Scheme) []has
 
 // ReadLog calls fn with the digests of every valid record of the log at
 // path, in order, without changing the file: for a reader of a filter
-// whose writer is elsewhere. It returns the log's header; invalid bytes at
-// the end are skipped as OpenLog skips them.
+// whose writer is elsewhere. It returns the log's header; a torn tail is
+// skipped as OpenLog skips it, and damage (a *LogDamageError) is refused
+// before fn is called.
 func ReadLog(path string, fn func([]hashing.Digest) error) (LogInfo, error) {
 	li, _, err := readLog(path, nil, LogStart, fn)
 	return li, err
@@ -372,8 +372,8 @@ func readLog(path string, owner *uint64, from LogPos, fn func([]hashing.Digest) 
 	}
 	// Check the end before handing out digests: damage is refused whole.
 	end, _, err := walkLog(f, li, from.Offset, size, nil)
-	if err == nil && size-end >= MaxLogWrite {
-		err = fmt.Errorf("%w: invalid record at offset %d, %d bytes before the end", ErrLogCorrupt, end, size-end)
+	if err == nil {
+		err = checkTail(f, li, end, size)
 	}
 	if err != nil {
 		return fail(li, err)
@@ -392,8 +392,9 @@ func (l *Log) Info() LogInfo { return l.info }
 // Path returns the path the log was created or opened at.
 func (l *Log) Path() string { return l.path }
 
-// Dropped returns how many invalid bytes OpenLog cut from the end of the
-// log (a write torn by a crash); 0 for a log made by CreateLog.
+// Dropped returns how many invalid bytes OpenLog found after the log's
+// last record (a write torn by a crash), left out of the log and cut from
+// the file by its first write; 0 for a log made by CreateLog.
 func (l *Log) Dropped() int64 { return l.dropped }
 
 // Count returns the digests appended to the log, written or not, Base
@@ -475,6 +476,17 @@ func (l *Log) Flush() error {
 
 func (l *Log) flushLocked() error {
 	l.seal()
+	if l.cut && len(l.buf) > 0 {
+		// The torn tail found by OpenLog goes before the first record
+		// written after it.
+		if err := l.f.Truncate(l.end); err != nil {
+			return &fs.PathError{Op: "write log", Path: l.path, Err: err}
+		}
+		if err := l.f.Sync(); err != nil {
+			return &fs.PathError{Op: "write log", Path: l.path, Err: err}
+		}
+		l.cut = false
+	}
 	for len(l.buf) > 0 {
 		// Whole records, at most MaxLogWrite bytes a write.
 		n := 0
@@ -570,6 +582,16 @@ func (l *Log) ReplayFrom(from LogPos, fn func([]hashing.Digest) error) (LogPos, 
 	}
 	stop, n, err := walkLog(f, info, from.Offset, end, fn)
 	at := LogPos{Offset: stop, Count: from.Count + n}
+	if err == nil && stop < end {
+		// Every byte before end was written by this log as whole
+		// records: an invalid one was damaged since (by another process,
+		// or the disk), and what follows it would be lost.
+		next, nerr := nextRecord(f, info, stop+8, end)
+		if nerr != nil {
+			next = -1
+		}
+		err = &LogDamageError{Offset: stop, Next: next, Size: end}
+	}
 	if err != nil {
 		return at, &fs.PathError{Op: "replay log", Path: l.path, Err: err}
 	}
@@ -607,7 +629,8 @@ func (l *Log) Reset(base uint64) error {
 	nl, err := startLog(f, l.path, li)
 	if err == nil {
 		skip := base - l.info.Base
-		_, _, err = walkLog(l.f, l.info, LogHeaderSize, l.end, func(ds []hashing.Digest) error {
+		var stop int64
+		stop, _, err = walkLog(l.f, l.info, LogHeaderSize, l.end, func(ds []hashing.Digest) error {
 			if skip >= uint64(len(ds)) {
 				skip -= uint64(len(ds))
 				return nil
@@ -615,6 +638,11 @@ func (l *Log) Reset(base uint64) error {
 			ds, skip = ds[skip:], 0
 			return nl.appendLocked(ds)
 		})
+		if err == nil && stop < l.end {
+			// Damaged since it was written: the digests after the damage
+			// are not copied over a log that still holds them.
+			err = &LogDamageError{Offset: stop, Next: -1, Size: l.end}
+		}
 	}
 	if err == nil {
 		err = nl.flushLocked()
@@ -636,7 +664,7 @@ func (l *Log) Reset(base uint64) error {
 	l.fileMu.Lock() // no Replay reads the old file
 	l.f.Close()
 	l.fileMu.Unlock()
-	l.f, l.info, l.end, l.count, l.buf, l.open = nl.f, li, nl.end, nl.count, l.buf[:0], -1
+	l.f, l.info, l.end, l.count, l.buf, l.open, l.cut = nl.f, li, nl.end, nl.count, l.buf[:0], -1, false
 	return nil
 }
 

@@ -133,7 +133,8 @@ func TestLogTornTail(t *testing.T) {
 
 // TestLogGarbageTail: bytes that are no record after the last one (zeros
 // a file system exposes after a crash, or garbage), fewer than one write's
-// worth, are dropped; the records before them are kept.
+// worth, are left out; the records before them are kept. Opening changes
+// no byte (a caller may still refuse the log); the first write cuts them.
 func TestLogGarbageTail(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f.log")
 	l, err := CreateLog(path, LogInfo{Scheme: hashing.Scheme2, Seed: 42})
@@ -141,17 +142,29 @@ func TestLogGarbageTail(t *testing.T) {
 	ds := logDigests(hashing.Scheme2, 1000, 4)
 	require.NoError(t, l.Append(ds))
 	require.NoError(t, l.Close())
+	whole, err := os.ReadFile(path)
+	require.NoError(t, err)
 	for _, tail := range [][]byte{make([]byte, 4096), []byte("garbage that is not a record at all")} {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-		require.NoError(t, err)
-		_, err = f.Write(tail)
-		require.NoError(t, err)
-		require.NoError(t, f.Close())
+		torn := append(append([]byte{}, whole...), tail...)
+		require.NoError(t, os.WriteFile(path, torn, 0o666))
 		l, err := OpenLog(path)
 		require.NoError(t, err)
 		require.Equal(t, int64(len(tail)), l.Dropped())
 		require.Equal(t, ds, replayAll(t, l))
 		require.NoError(t, l.Close())
+		after, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.Equal(t, torn, after, "an open without a write changes no byte")
+
+		l, err = OpenLog(path)
+		require.NoError(t, err)
+		more := logDigests(hashing.Scheme2, 3, 9)
+		require.NoError(t, l.Append(more))
+		require.NoError(t, l.Close())
+		require.Equal(t, append(append([]hashing.Digest{}, ds...), more...), readAll(t, path))
+		fi, err := os.Stat(path)
+		require.NoError(t, err)
+		require.Equal(t, int64(len(whole)+LogRecordHeaderSize+3*8), fi.Size(), "the first write cut the tail")
 	}
 }
 

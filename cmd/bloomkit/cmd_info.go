@@ -35,6 +35,8 @@ func infoCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		switch {
 		case verr != nil:
 			checksum = "DAMAGED: the payload does not match its checksum (see below)"
+		case state == payloadHistoryDamaged:
+			checksum = "current, and the payload matches it (checked now); the history log is DAMAGED ('bloomkit verify' says where): adds and growth are refused"
 		case state == payloadVerified:
 			checksum = "current, and the payload matches it (checked now)"
 		case state == payloadStale || !h.ChecksumCurrent():

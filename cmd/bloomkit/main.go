@@ -64,13 +64,15 @@ var commands = map[string]command{
 		usage: "push FILE URL | pull URL FILE", setup: redisCommand, signals: true},
 	"remove": {summary: "remove keys (arguments, lines of -f files, or lines of stdin when neither) from a counting filter file",
 		usage: "FILE [KEY...] [-f KEYFILE]...", setup: removeCommand, signals: true},
+	"repair-log": {summary: "cut a damaged digest log (a served file's write-ahead log FILE.log, a growing filter's history) at its last intact record (never below what a growing filter's snapshot holds), as redis-check-aof --fix does, and say how many records and digests that drops; the server and every command refuse a damaged log until then",
+		usage: "FILE (a filter file, or its .log)", setup: repairLogCommand},
 	"serve": {summary: "serve the filter files of a folder to any Redis client (RedisBloom's BF.* commands), hot-swapped when a file is published",
 		usage: "-dir DIR", setup: serveCommand},
 	"test": {summary: "test keys (arguments, lines of -f files, or lines of stdin when neither); like grep, exit 0 if a key was selected (present, or absent with -absent), 1 if none, 2 on error",
 		usage: "FILE [KEY...] [-f KEYFILE]...", setup: testCommand},
 	"union": {summary: "merge filter files of the same variant, geometry and seed into a new file",
 		usage: "-o OUT A B...", setup: unionCommand, signals: true},
-	"verify": {summary: "check a filter file against its payload checksum (reads the whole file)",
+	"verify": {summary: "check a filter file against its payload checksum (reads the whole file), and every record of its log: a growing filter's history, a served file's write-ahead log FILE.log",
 		usage: "FILE", setup: verifyCommand},
 }
 

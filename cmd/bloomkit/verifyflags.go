@@ -35,6 +35,11 @@ const (
 	payloadStale                         // the checksum is not current: it cannot be checked
 	payloadUnchecked                     // larger than verifyLimit: not checked
 	payloadSkipped                       // -no-verify
+	// payloadHistoryDamaged: the payload matches its checksum, and the
+	// history log of the growing filter is damaged (its adds and growth
+	// are refused; its lookups answer from the snapshot, which holds
+	// every key the history's damaged part does).
+	payloadHistoryDamaged
 )
 
 // check checks f, opened from path, against its payload checksum as the
@@ -63,6 +68,11 @@ func (vf verifyFlags) check(f bloomkit.Filter, path string) (payloadState, error
 		return payloadStale, nil
 	case errors.Is(err, mmapstore.ErrChecksumStale):
 		return 0, fmt.Errorf("%w: -verify cannot check a file open for writing or not closed cleanly", err)
+	case errors.Is(err, mmapstore.ErrLogCorrupt):
+		// The snapshot, checked first, is whole; the history is read
+		// only by adds and growth (and by this open past the snapshot's
+		// part, which succeeded).
+		return payloadHistoryDamaged, nil
 	case errors.Is(err, mmapstore.ErrPayloadChecksum):
 		return 0, fmt.Errorf("%w: the file is damaged and its answers would be wrong (rebuild it; -no-verify answers anyway)", err)
 	default:
@@ -78,6 +88,8 @@ func (s payloadState) warning(path string) string {
 		return path + ": checksum not current (open for writing, or not closed cleanly): answers not checked"
 	case payloadUnchecked:
 		return path + ": larger than 64 MiB, not checked against its checksum (-verify checks it, reading the whole file; -no-verify silences this)"
+	case payloadHistoryDamaged:
+		return path + ": its history log is damaged ('bloomkit verify' says where): answers come from the snapshot, checked; adds and growth are refused"
 	}
 	return ""
 }

@@ -2,10 +2,13 @@ package serve
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bloomkit/bloomkit/mmapstore"
@@ -97,4 +100,115 @@ func (s *Server) replayLogs() {
 	if n > 0 {
 		s.log.Info("write-ahead logs replayed at start", "digests", n, "seconds", time.Since(start).Seconds())
 	}
+}
+
+// Damaged logs (issue 42). A write-ahead log whose records stop before its
+// end with intact records after the damage (mmapstore.LogDamageError: not
+// a torn tail) holds acknowledged adds that cannot be read: its snapshot
+// alone, or the records before the damage, would answer "absent" for
+// them. The key is refused: every command on it gets an error naming the
+// log and the offset, until the log changes (`bloomkit repair-log` cuts
+// it at the last intact record, or the operator removes it); the next
+// command then opens the key afresh and replays what the log holds. The
+// other keys are served as ever.
+
+// damagedLogs are the keys refused for a damaged log, each with the log as
+// it was found: a change to it (size, time, inode) lifts the refusal.
+type damagedLogs struct {
+	n  atomic.Int64 // len(m): a lookup of a key not open takes no lock while it is 0
+	mu sync.Mutex
+	m  map[string]damagedLog
+}
+
+type damagedLog struct {
+	err *damagedLogError
+	fi  os.FileInfo
+}
+
+// damagedLogError is the refusal of a key whose log is damaged.
+type damagedLogError struct {
+	key, log, file string
+	dmg            *mmapstore.LogDamageError // nil: the log's header
+	err            error                     // the damage, as the log's open found it
+}
+
+func (e *damagedLogError) Error() string {
+	if e.dmg == nil {
+		return fmt.Sprintf("filter %s refused: its write-ahead log %s cannot be read (%v); no command on the key is answered without the log's adds. Put the log back as it was, or move it aside to serve the snapshot without them",
+			e.key, e.log, e.err)
+	}
+	after := "more bytes than a torn write leaves after it"
+	if e.dmg.Next >= 0 {
+		after = fmt.Sprintf("intact records after it from offset %d", e.dmg.Next)
+	}
+	return fmt.Sprintf("filter %s refused: its write-ahead log %s is damaged at offset %d (an invalid record, and %s: not a torn tail); no command on the key is answered from part of its log. 'bloomkit repair-log %s' cuts the log at offset %d (the adds after it are lost) and the key is served again",
+		e.key, e.log, e.dmg.Offset, after, e.file, e.dmg.Offset)
+}
+
+func (e *damagedLogError) Unwrap() error { return e.err }
+
+// refusal returns the refusal of key when its log is damaged and
+// unchanged since it was found so, else nil (a changed log is forgotten:
+// the key is opened again).
+func (d *damagedLogs) refusal(key string) error {
+	if d.n.Load() == 0 {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r, ok := d.m[key]
+	if !ok {
+		return nil
+	}
+	fi, err := os.Stat(r.err.log)
+	if err == nil && os.SameFile(fi, r.fi) && fi.Size() == r.fi.Size() && fi.ModTime().Equal(r.fi.ModTime()) {
+		return r.err
+	}
+	delete(d.m, key)
+	d.n.Store(int64(len(d.m)))
+	return nil
+}
+
+// logDamage are the errors of a log that no retry changes: its records or
+// its header are damaged.
+var logDamage = []error{mmapstore.ErrLogCorrupt, mmapstore.ErrLogMagic, mmapstore.ErrLogTruncated,
+	mmapstore.ErrHeaderChecksum, mmapstore.ErrVersion, mmapstore.ErrScheme}
+
+// refuseDamaged refuses e when err, from opening it for writing, says
+// that its log is damaged: it stops serving e and returns the refusal
+// that every command on the key gets until the log changes. For any other
+// error it returns nil. Called with e.wmu held.
+func (s *Server) refuseDamaged(e *entry, err error) error {
+	lp := logPath(e.path)
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Path != lp {
+		return nil
+	}
+	damaged := false
+	for _, d := range logDamage {
+		damaged = damaged || errors.Is(pe.Err, d)
+	}
+	fi, serr := os.Stat(lp)
+	if !damaged || serr != nil {
+		return nil
+	}
+	refusal := &damagedLogError{key: e.name, log: lp, file: e.path, err: err}
+	errors.As(err, &refusal.dmg)
+	d := &s.store.damaged
+	d.mu.Lock()
+	if d.m == nil {
+		d.m = make(map[string]damagedLog)
+	}
+	d.m[e.name] = damagedLog{err: refusal, fi: fi}
+	d.n.Store(int64(len(d.m)))
+	d.mu.Unlock()
+	s.stats.refused.Add(1)
+	offset := int64(-1)
+	if refusal.dmg != nil {
+		offset = refusal.dmg.Offset
+	}
+	s.log.Error("write-ahead log damaged (not a torn tail): every command on the key is refused until the log is repaired or removed ('bloomkit repair-log FILE' cuts it at the last intact record)",
+		"key", e.name, "log", lp, "offset", offset, "err", err)
+	s.drop(e)
+	return refusal
 }

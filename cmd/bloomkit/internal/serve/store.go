@@ -61,39 +61,49 @@ func (s *Server) lookup(name []byte) (*entry, error) {
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
+	if err := s.store.damaged.refusal(string(name)); err != nil {
+		return nil, err // its log is damaged (recover.go)
+	}
 	e, err := s.open(string(name))
 	if e != nil {
 		s.evictIdle(e)
-		s.replayOnOpen(e)
+		if rerr := s.replayOnOpen(e); rerr != nil {
+			return nil, rerr
+		}
 	}
 	return e, err
 }
 
 // replayOnOpen opens e for writing when its file has a write-ahead log
 // with adds in it: the snapshot alone lacks them, and opening for writing
-// replays them (a checkpoint that failed when the key was closed, say).
-func (s *Server) replayOnOpen(e *entry) {
+// replays them (a checkpoint that failed when the key was closed, say). A
+// damaged log refuses the key (refuseDamaged): the error returned.
+func (s *Server) replayOnOpen(e *entry) error {
 	fi, err := os.Stat(logPath(e.path))
 	if err != nil || fi.Size() <= mmapstore.LogHeaderSize || e.writable.Load() {
-		return
+		return nil
 	}
 	ls, ok := e.acquire()
 	if !ok {
-		return
+		return nil
 	}
 	v := ls.Value().variant
 	ls.Release()
 	if !logged(v) {
-		return // a growing filter reads its history itself
+		return nil // a growing filter reads its history itself
 	}
 	e.wmu.Lock()
 	defer e.wmu.Unlock()
 	if e.cur.Load() == nil {
-		return
+		return nil
 	}
 	if err := s.openWriter(e); err != nil {
+		if refusal := s.refuseDamaged(e, err); refusal != nil {
+			return refusal
+		}
 		s.log.Error("a key with a write-ahead log could not be opened for writing; lookups answer from its snapshot without the log's adds", "key", e.name, "err", err)
 	}
+	return nil
 }
 
 // open serves key's file read-only, unless it is served already.

@@ -31,7 +31,9 @@ import (
 // -checkpoint-bytes (default: the filter's size, so checkpoints write about
 // as much as the log) or its oldest add is -checkpoint-interval old, when
 // the key is closed, and at a clean shutdown. A restart maps the snapshot
-// and replays the log; a torn last record is dropped with a log line.
+// and replays the log; a torn last record is dropped with a log line, and a
+// log damaged in its middle refuses every command on the key until it is
+// repaired (recover.go).
 //
 // A growing filter's history log (the same name) is its write-ahead log:
 // the server syncs it and checkpoints it by the same policy.
@@ -493,6 +495,8 @@ type storeStats struct {
 	// atStart is set while the start replays the logs: those opens do not
 	// read the snapshot's payload to check it (restart stays O(1)).
 	atStart atomic.Bool
+	// damaged is the keys refused for a damaged log (recover.go).
+	damaged damagedLogs
 }
 
 // ownSnapshot reports whether the file id now at e's path is a snapshot
