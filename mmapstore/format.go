@@ -109,20 +109,11 @@ const (
 	Growing Variant = 6
 )
 
+// String is the name the variant's package registered (RegisterVariant),
+// "variant(N)" for a tag no linked package registered.
 func (v Variant) String() string {
-	switch v {
-	case Standard:
-		return "standard"
-	case Partitioned:
-		return "partitioned"
-	case Counting:
-		return "counting"
-	case Scalable:
-		return "scalable"
-	case Fuse:
-		return "fuse"
-	case Growing:
-		return "growing"
+	if l, ok := layoutOf(v); ok {
+		return l.name
 	}
 	return fmt.Sprintf("variant(%d)", uint16(v))
 }
@@ -227,7 +218,7 @@ func encodeSlot(h *Header, slot []byte) {
 		le.PutUint64(e[32:], math.Float64bits(s.TargetFPR))
 		le.PutUint64(e[40:], s.Count)
 	}
-	if h.Variant == Growing {
+	if len(h.Stages) == 0 { // the history fields share the stage table's bytes
 		le.PutUint64(slot[offInitial:], h.InitialCapacity)
 		le.PutUint64(slot[offHistory:], h.History)
 		le.PutUint64(slot[offHistoryOffset:], h.HistoryOffset)
@@ -293,7 +284,7 @@ func decodeSlot(slot []byte) (Header, error) {
 			}
 		}
 	}
-	if h.Variant == Growing {
+	if nStages == 0 { // the history fields share the stage table's bytes
 		h.InitialCapacity = le.Uint64(slot[offInitial:])
 		h.History = le.Uint64(slot[offHistory:])
 		h.HistoryOffset = le.Uint64(slot[offHistoryOffset:])
@@ -303,149 +294,6 @@ func decodeSlot(slot []byte) (Header, error) {
 		return h, err
 	}
 	return h, nil
-}
-
-// Validate checks that h describes a filter this build can serve: a known
-// variant and hashing scheme, and a geometry whose payload length
-// follows from it.
-// It does not look at any file.
-func (h *Header) Validate() error {
-	if !h.Scheme.Valid() {
-		return fmt.Errorf("%w: scheme %d (this build knows schemes 1 and 2)", ErrScheme, h.Scheme)
-	}
-	if h.Flags&^knownFlags != 0 {
-		return h.invalid("unknown flags %#x", h.Flags&^knownFlags)
-	}
-	if !(h.TargetFPR > 0 && h.TargetFPR < 1) {
-		return h.invalid("target false-positive rate %v outside (0,1)", h.TargetFPR)
-	}
-	var want uint64
-	var err error
-	switch h.Variant {
-	case Standard, Partitioned, Counting:
-		want, err = h.arrayLen()
-	case Scalable:
-		want, err = h.stagesLen()
-	case Fuse:
-		want, err = h.fuseLen()
-	case Growing:
-		want, err = h.growingLen()
-	default:
-		return fmt.Errorf("%w: unknown variant tag %d", ErrCorrupt, uint16(h.Variant))
-	}
-	if err != nil {
-		return err
-	}
-	if h.PayloadLen != want {
-		return h.invalid("payload length %d, geometry needs %d", h.PayloadLen, want)
-	}
-	return nil
-}
-
-// invalid is ErrCorrupt with the variant and the detail.
-func (h *Header) invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s: %s", ErrCorrupt, h.Variant, fmt.Sprintf(format, args...))
-}
-
-// checkGeom checks the geometry of one bit or counter array (what names it).
-func (h *Header) checkGeom(what string, m uint64, k, blockBits uint32) error {
-	if m == 0 || m > MaxCells {
-		return h.invalid("%s: m = %d cells, want 1..%d", what, m, uint64(MaxCells))
-	}
-	if k == 0 || k > MaxK {
-		return h.invalid("%s: k = %d, want 1..%d", what, k, MaxK)
-	}
-	switch blockBits {
-	case 0:
-	case 512, 256: // 256: the split-block layout, eight 32-bit lanes, k = 8
-		if m%uint64(blockBits) != 0 {
-			return h.invalid("%s: m = %d is not a whole number of %d-bit blocks", what, m, blockBits)
-		}
-		if blockBits == 256 && k != 8 {
-			return h.invalid("%s: k = %d with 256-bit split blocks, want 8", what, k)
-		}
-	default:
-		return h.invalid("%s: block size %d bits, want 0, 256 or 512", what, blockBits)
-	}
-	return nil
-}
-
-// arrayLen checks the geometry of an unstaged variant and returns the
-// payload length it needs.
-func (h *Header) arrayLen() (uint64, error) {
-	wantCell, wantBlock := uint32(1), uint32(0)
-	if h.Variant == Counting {
-		wantCell = 4
-	}
-	if h.Variant == Partitioned {
-		wantBlock = 512
-		if h.BlockBits == 256 {
-			wantBlock = 256
-		}
-	}
-	if h.CellBits != wantCell || h.BlockBits != wantBlock {
-		return 0, h.invalid("cell/block bits %d/%d, want %d/%d", h.CellBits, h.BlockBits, wantCell, wantBlock)
-	}
-	if len(h.Stages) != 0 {
-		return 0, h.invalid("%d stages in an unstaged variant", len(h.Stages))
-	}
-	if err := h.checkGeom("filter", h.M, h.K, h.BlockBits); err != nil {
-		return 0, err
-	}
-	return CellBytes(h.M, h.CellBits), nil
-}
-
-// growingLen checks a growing filter's table and history fields and
-// returns the payload length its table needs.
-func (h *Header) growingLen() (uint64, error) {
-	if h.CellBits != 1 || h.BlockBits != 512 || len(h.Stages) != 0 {
-		return 0, h.invalid("cell bits %d, block bits %d, %d stages; want 1, 512, 0", h.CellBits, h.BlockBits, len(h.Stages))
-	}
-	if err := h.checkGeom("table", h.M, h.K, h.BlockBits); err != nil {
-		return 0, err
-	}
-	if !(h.Growth >= 2 && h.Growth <= 1024 && h.Growth == math.Trunc(h.Growth)) {
-		return 0, h.invalid("expansion %v, want a whole number from 2 to 1024", h.Growth)
-	}
-	if h.InitialCapacity == 0 || h.Capacity < h.InitialCapacity {
-		return 0, h.invalid("capacity %d, initial capacity %d", h.Capacity, h.InitialCapacity)
-	}
-	if h.HistoryOffset < LogHeaderSize || h.HistoryOffset > MaxCells {
-		return 0, h.invalid("history offset %d", h.HistoryOffset)
-	}
-	return CellBytes(h.M, 1), nil
-}
-
-// stagesLen checks the stage table of a scalable filter and returns the
-// payload length its stages need.
-func (h *Header) stagesLen() (uint64, error) {
-	if h.CellBits != 1 || len(h.Stages) == 0 {
-		return 0, h.invalid("cell bits %d, %d stages", h.CellBits, len(h.Stages))
-	}
-	var want, total uint64
-	for i, s := range h.Stages {
-		if err := h.checkGeom(fmt.Sprintf("stage %d", i), s.M, s.K, s.BlockBits); err != nil {
-			return 0, err
-		}
-		if s.Offset != want {
-			return 0, h.invalid("stage %d at payload offset %d, want %d", i, s.Offset, want)
-		}
-		if !(s.TargetFPR > 0 && s.TargetFPR < 1) {
-			return 0, h.invalid("stage %d target rate %v outside (0,1)", i, s.TargetFPR)
-		}
-		want += CellBytes(s.M, 1)
-		total += s.M
-		if want > MaxCells/8 {
-			return 0, h.invalid("stages exceed %d bytes", uint64(MaxCells/8))
-		}
-	}
-	if !(h.Growth >= 1 && h.Growth <= 1e6) || !(h.Tightening > 0 && h.Tightening < 1) {
-		return 0, h.invalid("growth %v (want 1..1e6), tightening %v (want in (0,1))", h.Growth, h.Tightening)
-	}
-	if h.M != total {
-		return 0, h.invalid("m = %d, stages hold %d", h.M, total)
-	}
-	return want, nil
 }
 
 // DecodeHeader picks the current header from the first HeaderSize bytes of a
@@ -511,19 +359,3 @@ func slotDamage(b []byte, i int, used Header, err error) error {
 
 // slotFor returns the slot index a header of the given generation is written to.
 func slotFor(generation uint64) int { return int(generation & 1) }
-
-// fuseLen checks a fuse filter's shape and returns its payload length. The
-// shard table in the payload says where each shard's fingerprints are; the
-// fuse package checks it against M and PayloadLen. Here: the shape, and a
-// length that can hold M cells.
-func (h *Header) fuseLen() (uint64, error) {
-	if (h.CellBits != 8 && h.CellBits != 16) || h.K != 3 || h.BlockBits != 0 || len(h.Stages) != 0 {
-		return 0, h.invalid("cell bits %d, k %d, block bits %d, %d stages; want 8 or 16, 3, 0, 0",
-			h.CellBits, h.K, h.BlockBits, len(h.Stages))
-	}
-	if h.M == 0 || h.M > MaxCells/16 || h.PayloadLen%8 != 0 || h.PayloadLen > MaxCells/8 ||
-		h.PayloadLen < SlotSize+CellBytes(h.M, h.CellBits) {
-		return 0, h.invalid("m = %d cells in a payload of %d bytes", h.M, h.PayloadLen)
-	}
-	return h.PayloadLen, nil
-}

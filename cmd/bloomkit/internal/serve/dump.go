@@ -172,7 +172,7 @@ func (s *Server) dumpParts(key, path string, iter int64, ident uint64, snap int6
 	if err != nil {
 		return 0, 0, err
 	}
-	if h.Variant != mmapstore.Growing {
+	if !h.HasHistory() {
 		return snap, 0, nil
 	}
 	s.x.mu.Lock()

@@ -76,7 +76,7 @@ func (s *Server) readExpiryLocked(key string) (expiry, bool) {
 // file of another variant.
 func historyID(path string) uint64 {
 	h, err := mmapstore.ReadHeader(path)
-	if err != nil || h.Variant != mmapstore.Growing {
+	if err != nil || !h.HasHistory() {
 		return 0
 	}
 	return h.HistoryID

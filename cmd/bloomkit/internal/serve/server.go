@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/bloomkit/bloomkit/filterfile"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -84,7 +85,7 @@ func Defaults() Config {
 		MaxPending:     256 << 20,
 		MaxFilterBytes: 4 << 30,
 		JournalBytes:   64 << 20,
-		FixedVariant:   "partitioned",
+		FixedVariant:   filterfile.Default(filterfile.ServeFixed).Name,
 		DefaultCap:     100,
 		DefaultRate:    0.01,
 	}
