@@ -9,19 +9,6 @@ import (
 	"github.com/tidwall/redcon"
 )
 
-// moreCommands are issue 31's commands, added to the command table by
-// conn.go's init.
-var moreCommands = map[string]cmdFunc{
-	"multi": cmdMulti, "exec": cmdExec, "discard": cmdDiscard,
-	"watch": cmdWatch, "unwatch": cmdUnwatch,
-	"module": cmdModule, "memory": cmdMemory,
-	"rename": cmdRename, "renamenx": cmdRename,
-	"expire": cmdExpire, "pexpire": cmdExpire, "expireat": cmdExpire, "pexpireat": cmdExpire,
-	"ttl": cmdTTL, "pttl": cmdTTL, "persist": cmdPersist,
-	"flushdb": cmdFlush, "flushall": cmdFlush,
-	"bf.scandump": cmdScanDump, "bf.loadchunk": cmdLoadChunk,
-}
-
 // moduleVersion is the RedisBloom version the server answers as (the
 // module "bf" of RedisBloom 2.6.28, whose replies it matches).
 const moduleVersion = 20628

@@ -2,7 +2,6 @@ package serve
 
 import (
 	"fmt"
-	"maps"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -67,27 +66,6 @@ func (s *Server) closed(c redcon.Conn, err error) {
 
 type cmdFunc func(s *Server, c redcon.Conn, cl *client, args [][]byte)
 
-// commands maps lower-case command names to their handlers; see
-// docs/serve.md for the table against RedisBloom.
-var commands map[string]cmdFunc
-
-func init() {
-	commands = map[string]cmdFunc{
-		"bf.reserve": cmdReserve, "bf.add": cmdAdd, "bf.madd": cmdMAdd,
-		"bf.exists": cmdExists, "bf.mexists": cmdMExists, "bf.insert": cmdInsert,
-		"bf.info": cmdInfoBF, "bf.card": cmdCard,
-		"ping": cmdPing, "echo": cmdEcho, "hello": cmdHello, "auth": cmdAuth,
-		"select": cmdSelect, "client": cmdClient, "command": cmdCommand,
-		"info": cmdInfo, "dbsize": cmdDBSize, "exists": cmdExistsKeys,
-		"type": cmdType, "del": cmdDel, "unlink": cmdDel, "keys": cmdKeys,
-		"scan": cmdScan, "quit": cmdQuit, "config": cmdConfig,
-	}
-	maps.Copy(commands, moreCommands) // issue 31's (admin_commands.go)
-}
-
-// noAuth are the commands a client may send before AUTH.
-var noAuth = map[string]bool{"auth": true, "hello": true, "quit": true}
-
 // lowerName sets cl.lower to name in lower case (ASCII).
 func (cl *client) lowerName(name []byte) {
 	cl.lower = append(cl.lower[:0], name...)
@@ -122,19 +100,19 @@ func (s *Server) handle(c redcon.Conn, cmd redcon.Command) {
 	if string(cl.lower) != "bf.mexists" {
 		cl.readers.idle()
 	}
-	f := commands[string(cl.lower)]
-	if (cl.tx != nil || s.cfg.ReadOnly) && s.intercept(c, cl, f, cmd.Args) {
+	t := commands[string(cl.lower)]
+	if (cl.tx != nil || s.cfg.ReadOnly) && s.intercept(c, cl, t, cmd.Args) {
 		return // queued in a transaction, or a write refused (multi.go)
 	}
-	if f == nil {
+	if t == nil {
 		s.unknown(c, cmd.Args)
 		return
 	}
-	if !cl.authed && !noAuth[string(cl.lower)] {
+	if !cl.authed && !t.noAuth() {
 		c.WriteError("NOAUTH Authentication required.")
 		return
 	}
-	f(s, c, cl, cmd.Args)
+	t.run(s, c, cl, cmd.Args)
 }
 
 // recoverConn, deferred, turns a panic of a command (a bug) into an error

@@ -292,17 +292,6 @@ func (c *respConn) runIn(l *evLoop) runResult {
 	return runOn
 }
 
-// loopCommand reports whether an event loop runs the command of this
-// lower-case name: the lookups and the commands that answer at once, none
-// of which waits for another client or for the disk.
-func loopCommand(lower []byte) bool {
-	switch string(lower) {
-	case "bf.exists", "bf.mexists", "ping", "echo":
-		return true
-	}
-	return false
-}
-
 // maxOutHeld is how many bytes of replies a connection holds before it
 // writes them, within a read: the bound on the memory of its replies (and
 // one command's reply on top), where Redis's normal clients have none
