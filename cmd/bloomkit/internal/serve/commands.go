@@ -1,9 +1,8 @@
 package serve
 
 import (
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"strings"
-
-	"github.com/tidwall/redcon"
 )
 
 // command is one command the server has, described once: every view of
@@ -170,7 +169,7 @@ func queueArity(c *command, n int) string {
 
 // cmdCommand: COMMAND, COMMAND COUNT, COMMAND INFO [name...], COMMAND
 // DOCS [name...], from commandTable.
-func cmdCommand(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdCommand(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) == 1 {
 		c.WriteArray(len(commandTable))
 		for i := range commandTable {
@@ -235,7 +234,7 @@ func cmdCommand(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 
 // writeCommandInfo writes COMMAND's entry of t: name, arity, flags, first
 // key, last key, step, ACL categories (none).
-func writeCommandInfo(c redcon.Conn, t *command) {
+func writeCommandInfo(c wire.Conn, t *command) {
 	c.WriteArray(7)
 	c.WriteBulkString(t.name)
 	c.WriteInt(t.arity)
@@ -252,7 +251,7 @@ func writeCommandInfo(c redcon.Conn, t *command) {
 // cmdShutdown: SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] stops the server as
 // SIGTERM does (every filter synced and sealed, exit 0); like Redis, it
 // answers nothing when it stops: the connection closes.
-func cmdShutdown(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdShutdown(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	for _, a := range args[1:] {
 		switch strings.ToLower(string(a)) {
 		case "nosave", "save", "now", "force":

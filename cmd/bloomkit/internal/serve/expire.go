@@ -3,6 +3,7 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"io/fs"
 	"math"
 	"os"
@@ -10,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/tidwall/redcon"
 
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -136,7 +135,7 @@ func (s *Server) writeExpiryLocked(key string, at int64) error {
 
 // cmdExpire: EXPIRE key seconds, PEXPIRE key ms, EXPIREAT key unix-s,
 // PEXPIREAT key unix-ms, with Redis's NX, XX, GT, LT options.
-func cmdExpire(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdExpire(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) < 3 {
 		arity(c, cl)
 		return
@@ -236,7 +235,7 @@ func mulAdd(v, m, add int64) (int64, bool) {
 
 // cmdTTL: TTL key (seconds) and PTTL key (ms); -2 for a missing key, -1
 // for a key without expiry.
-func cmdTTL(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdTTL(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 2 {
 		arity(c, cl)
 		return
@@ -258,7 +257,7 @@ func cmdTTL(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	}
 }
 
-func cmdPersist(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdPersist(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 2 {
 		arity(c, cl)
 		return

@@ -2,18 +2,17 @@ package serve
 
 import (
 	"fmt"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"os"
 	"runtime"
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/tidwall/redcon"
 )
 
 // cmdInfo: INFO [section ...]; sections server, clients, stats, keyspace
 // and filters (one line per filter being served), all by default.
-func cmdInfo(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdInfo(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	want := map[string]bool{}
 	for _, a := range args[1:] {
 		want[strings.ToLower(string(a))] = true

@@ -1,9 +1,8 @@
 package serve
 
 import (
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"strconv"
-
-	"github.com/tidwall/redcon"
 )
 
 // Transactions as Redis has them (issue 31): MULTI starts queuing, each
@@ -31,7 +30,7 @@ type txState struct {
 // in a transaction or on a -read-only server, t nil for an unknown
 // command); it reports whether it answered the command. It refuses writes
 // on a -read-only server and queues the commands of a transaction.
-func (s *Server) intercept(c redcon.Conn, cl *client, t *command, args [][]byte) bool {
+func (s *Server) intercept(c wire.Conn, cl *client, t *command, args [][]byte) bool {
 	if !cl.authed {
 		return false // handle answers NOAUTH (or AUTH/HELLO)
 	}
@@ -85,7 +84,7 @@ func (s *Server) intercept(c redcon.Conn, cl *client, t *command, args [][]byte)
 
 const errReadOnly = "READONLY You can't write against a read only replica."
 
-func cmdMulti(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdMulti(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 1 {
 		arity(c, cl)
 		return
@@ -109,7 +108,7 @@ func (s *Server) endTx(cl *client) *txState {
 	return tx
 }
 
-func cmdExec(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdExec(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 1 {
 		arity(c, cl)
 		return
@@ -130,7 +129,7 @@ func cmdExec(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	}
 }
 
-func cmdDiscard(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdDiscard(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 1 {
 		arity(c, cl)
 		return
@@ -146,7 +145,7 @@ func cmdDiscard(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 // cannot tell whether one changed, and EXEC after an accepted WATCH that
 // could not abort would be a silent lie. UNWATCH (no keys are ever
 // watched) answers OK, as clients send it to reset a connection.
-func cmdWatch(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdWatch(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) < 2 {
 		arity(c, cl)
 		return
@@ -158,7 +157,7 @@ func cmdWatch(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	c.WriteError("ERR WATCH is not supported by bloomkit serve (it keeps no key versions); use MULTI/EXEC without WATCH")
 }
 
-func cmdUnwatch(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdUnwatch(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 1 {
 		arity(c, cl)
 		return

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"github.com/bloomkit/bloomkit/filterfile"
 	"io/fs"
 	"log/slog"
@@ -18,8 +19,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/tidwall/redcon"
 
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -304,7 +303,7 @@ func (s *Server) leave(stripe uint32) { s.running.add(stripe, -1) }
 // refuseStopping answers a command that arrived after the stop began (a
 // pipeline's tail): an error, never an acknowledgement, and the
 // connection is closed.
-func (s *Server) refuseStopping(c redcon.Conn) {
+func (s *Server) refuseStopping(c wire.Conn) {
 	c.WriteError("ERR server is shutting down; command not run")
 	c.Close()
 }
