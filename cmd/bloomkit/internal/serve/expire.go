@@ -146,28 +146,9 @@ func cmdExpire(s *Server, c wire.Conn, cl *client, args [][]byte) {
 		c.WriteError("ERR value is not an integer or out of range")
 		return
 	}
-	var nx, xx, gt, lt bool
-	for _, o := range args[3:] {
-		switch strings.ToUpper(string(o)) {
-		case "NX":
-			nx = true
-		case "XX":
-			xx = true
-		case "GT":
-			gt = true
-		case "LT":
-			lt = true
-		default:
-			c.WriteError("ERR Unsupported option " + clip(o, 32))
-			return
-		}
-	}
-	if nx && (xx || gt || lt) {
-		c.WriteError("ERR NX and XX, GT or LT options at the same time are not compatible")
-		return
-	}
-	if gt && lt {
-		c.WriteError("ERR GT and LT options at the same time are not compatible")
+	nx, xx, gt, lt, msg := expireOptions(args[3:])
+	if msg != "" {
+		c.WriteError(msg)
 		return
 	}
 	now := time.Now().UnixMilli()
@@ -223,6 +204,32 @@ func cmdExpire(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	}
 	s.x.expKeys[string(key)] = struct{}{}
 	c.WriteInt(1)
+}
+
+// expireOptions parses EXPIRE's NX, XX, GT and LT; msg is the error reply
+// for an unknown or incompatible option.
+func expireOptions(opts [][]byte) (nx, xx, gt, lt bool, msg string) {
+	for _, o := range opts {
+		switch strings.ToUpper(string(o)) {
+		case "NX":
+			nx = true
+		case "XX":
+			xx = true
+		case "GT":
+			gt = true
+		case "LT":
+			lt = true
+		default:
+			return false, false, false, false, "ERR Unsupported option " + clip(o, 32)
+		}
+	}
+	if nx && (xx || gt || lt) {
+		return false, false, false, false, "ERR NX and XX, GT or LT options at the same time are not compatible"
+	}
+	if gt && lt {
+		return false, false, false, false, "ERR GT and LT options at the same time are not compatible"
+	}
+	return nx, xx, gt, lt, ""
 }
 
 // mulAdd is v*m+add, or false on overflow.

@@ -168,32 +168,8 @@ func (g *guardConn) Read(p []byte) (int, error) {
 			return 0, err
 		}
 		if len(g.hold) == 0 {
-			// Nothing held: read straight into p, keep what follows the
-			// last whole command.
-			n, err := g.connRead(p)
-			g.s.stats.netIn.add(g.stripe, int64(n))
-			msg, end, stop := g.scan(p[:n])
-			if msg != "" && end > 0 {
-				g.later = msg // after the whole commands before it
-				return end, nil
-			}
-			if msg != "" {
-				return 0, g.fail(msg)
-			}
-			if end < n {
-				if !g.room(n - end) {
-					return 0, g.fail(g.overBudget())
-				}
-				g.hold = append(g.hold, p[end:n]...)
-				g.scanned = stop - end
-			}
-			if end > 0 {
-				g.readErr = err
-				return end, nil
-			}
-			if err != nil {
-				g.release()
-				return 0, err
+			if n, done, err := g.readInto(p); done {
+				return n, err
 			}
 			continue
 		}
@@ -209,6 +185,38 @@ func (g *guardConn) Read(p []byte) (int, error) {
 		g.hold = g.hold[:len(g.hold)+n]
 		g.readErr = err
 	}
+}
+
+// readInto is Read with nothing held: it reads straight into p and keeps
+// what follows the last whole command. done is false when Read must go
+// on (nothing whole was read).
+func (g *guardConn) readInto(p []byte) (n int, done bool, err error) {
+	n, err = g.connRead(p)
+	g.s.stats.netIn.add(g.stripe, int64(n))
+	msg, end, stop := g.scan(p[:n])
+	if msg != "" && end > 0 {
+		g.later = msg // after the whole commands before it
+		return end, true, nil
+	}
+	if msg != "" {
+		return 0, true, g.fail(msg)
+	}
+	if end < n {
+		if !g.room(n - end) {
+			return 0, true, g.fail(g.overBudget())
+		}
+		g.hold = append(g.hold, p[end:n]...)
+		g.scanned = stop - end
+	}
+	if end > 0 {
+		g.readErr = err
+		return end, true, nil
+	}
+	if err != nil {
+		g.release()
+		return 0, true, err
+	}
+	return 0, false, nil
 }
 
 // connRead reads from the connection, with raw system calls where it is a

@@ -204,13 +204,7 @@ func (c *respConn) runIn(l *evLoop) runResult {
 		r0 := c.rd.Mark()
 		args, err := c.rd.Next()
 		if err != nil {
-			if cl != nil {
-				s.endBatch(c, cl)
-			}
-			s.stats.protoErrs.Add(1)
-			s.clientError(c.addr, err.Error())
-			c.WriteError("ERR " + err.Error())
-			c.closed = true
+			c.protocolError(cl, err)
 			break
 		}
 		if args == nil {
@@ -264,6 +258,26 @@ func (c *respConn) runIn(l *evLoop) runResult {
 			}
 		}
 	}
+	return c.endRead(l, cl, entered, n, handoff)
+}
+
+// protocolError answers a read whose bytes break the protocol: the error
+// reply, and the connection closed after it.
+func (c *respConn) protocolError(cl *client, err error) {
+	if cl != nil {
+		c.s.endBatch(c, cl)
+	}
+	c.s.stats.protoErrs.Add(1)
+	c.s.clientError(c.addr, err.Error())
+	c.WriteError("ERR " + err.Error())
+	c.closed = true
+}
+
+// endRead ends runIn's read: the batch of lookups answered, the read's
+// admission left and its n commands counted, the replies written (at once
+// in an event loop), and what comes next.
+func (c *respConn) endRead(l *evLoop, cl *client, entered bool, n uint64, handoff bool) runResult {
+	s := c.s
 	if cl != nil {
 		s.endBatch(c, cl)
 	}
