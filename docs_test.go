@@ -36,7 +36,7 @@ func variantDirs(t *testing.T) []string {
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		require.NoError(t, err)
-		if strings.Contains(string(b), "filterfile.Register(mmapstore.") && !strings.HasSuffix(f, "_test.go") {
+		if strings.Contains(string(b), "filterfile.Register(filterfile.Variant{") && !strings.HasSuffix(f, "_test.go") {
 			dirs = append(dirs, filepath.Dir(f))
 		}
 	}

@@ -5,5 +5,14 @@ import (
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
-// filterfile.Open opens this variant's files with Open and OpenReadOnly.
-func init() { filterfile.Register(mmapstore.Cuckoo, Open, OpenReadOnly) }
+// The one description of this variant: programs open and make its files
+// through package filterfile.
+func init() {
+	filterfile.Register(filterfile.Variant{
+		Name: "cuckoo", Tag: mmapstore.Cuckoo, Layout: mmapstore.CuckooTable,
+		Open: filterfile.Face(Open), OpenReadOnly: filterfile.Face(OpenReadOnly),
+		New: filterfile.Maker(New), CreateTemp: filterfile.TempMaker(CreateTemp),
+		Create:   filterfile.Creator(Create),
+		Snapshot: filterfile.Face(OpenPrivate),
+	})
+}

@@ -9,9 +9,13 @@
 //	ok := f.ContainsString(key)
 //	if a, isAdder := f.(bloomkit.Adder); isAdder { ... } // every variant but fuse
 //
-// Each variant package registers its tag and its open functions from an
-// init function, with one line (Register), as database/sql drivers and
-// archive/zip's decompressors do; this package imports none of them. A
+// Each variant package describes itself once, from an init function, with
+// one call (Register of a Variant: its name, tag, layout, how to open,
+// create and size it, its builders and what a server needs), as
+// database/sql drivers and archive/zip's decompressors do, and as pebble's
+// FilterPolicy describes a filter; this package imports none of them.
+// Programs read that description (Lookup, ByName, Default) rather than keep
+// a table of variants of their own. A
 // program opens the variants whose packages it links: import a variant for
 // its registration alone with a blank import
 // (import _ "github.com/bloomkit/bloomkit/fuse"). A file of a variant whose

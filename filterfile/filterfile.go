@@ -10,43 +10,94 @@ import (
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
-// opener is one registered variant's pair of open functions.
-type opener struct {
-	open, openReadOnly func(path string) (bloomkit.Filter, error)
-}
-
 var (
 	mu       sync.RWMutex
-	registry = map[mmapstore.Variant]opener{}
+	registry = map[mmapstore.Variant]*Variant{}
 )
 
-// Register makes the files of variant tag open through Open (with open)
-// and OpenReadOnly (with openReadOnly). Each variant package calls it once,
-// from init, with its own Open and OpenReadOnly (F is its *Filter). It
-// panics, as a programming error, when tag is registered twice or a
-// function is nil.
-func Register[F bloomkit.Filter](tag mmapstore.Variant, open, openReadOnly func(path string) (F, error)) {
-	if open == nil || openReadOnly == nil {
-		panic(fmt.Sprintf("filterfile: Register of %s with a nil open function", tag))
+// Register describes a variant to every program that links its package:
+// its files decode (mmapstore.RegisterVariant with v.Layout) and open
+// through Open and OpenReadOnly, and programs make it by v.Name. Each
+// variant package calls it once, from init. It panics, as a programming
+// error, when v's tag or name is registered already, or v has no name,
+// layout or open functions.
+func Register(v Variant) {
+	if v.Name == "" || v.Open == nil || v.OpenReadOnly == nil {
+		panic(fmt.Sprintf("filterfile: Register of %q (tag %d) without a name or an open function", v.Name, uint16(v.Tag)))
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if _, dup := registry[tag]; dup {
-		panic(fmt.Sprintf("filterfile: Register called twice for %s", tag))
+	for t, o := range registry {
+		if t == v.Tag || o.Name == v.Name {
+			panic(fmt.Sprintf("filterfile: Register called twice for %s", v.Name))
+		}
 	}
-	registry[tag] = opener{open: face(open), openReadOnly: face(openReadOnly)}
+	mmapstore.RegisterVariant(v.Tag, v.Name, v.Layout)
+	registry[v.Tag] = &v
 }
 
-// face turns a variant's open function into one that returns the face, and
-// a nil interface (not a nil *Filter in one) with an error.
-func face[F bloomkit.Filter](open func(string) (F, error)) func(string) (bloomkit.Filter, error) {
-	return func(path string) (bloomkit.Filter, error) {
-		f, err := open(path)
-		if err != nil {
-			return nil, err
+// Lookup returns the description of the variant with tag, if its package
+// is linked.
+func Lookup(tag mmapstore.Variant) (*Variant, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	v, ok := registry[tag]
+	return v, ok
+}
+
+// ByName returns the description of the variant named name, if its
+// package is linked.
+func ByName(name string) (*Variant, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	for _, v := range registry {
+		if v.Name == name {
+			return v, true
 		}
-		return f, nil
 	}
+	return nil, false
+}
+
+// Names returns the names of the registered variants for which keep
+// reports true (nil: all), sorted.
+func Names(keep func(*Variant) bool) []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	return namesLocked(keep)
+}
+
+func namesLocked(keep func(*Variant) bool) []string {
+	var names []string
+	for _, v := range registry {
+		if keep == nil || keep(v) {
+			names = append(names, v.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Default returns the variant registered as the default for use, nil when
+// none is.
+func Default(use Use) *Variant {
+	mu.RLock()
+	defer mu.RUnlock()
+	for _, v := range registry {
+		if v.DefaultFor&use != 0 {
+			return v
+		}
+	}
+	return nil
+}
+
+// Find returns the first registered variant, by name, for which keep
+// reports true (the static one, say), nil when there is none.
+func Find(keep func(*Variant) bool) *Variant {
+	for _, n := range Names(keep) {
+		v, _ := ByName(n)
+		return v
+	}
+	return nil
 }
 
 // Variants returns the registered variant tags, in increasing order.
@@ -72,7 +123,7 @@ func Open(path string) (bloomkit.Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return o.open(path)
+	return o.Open(path)
 }
 
 // OpenReadOnly opens the filter file at path read-only (its variant's
@@ -83,21 +134,19 @@ func OpenReadOnly(path string) (bloomkit.Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return o.openReadOnly(path)
+	return o.OpenReadOnly(path)
 }
 
 // lookup reads the header of the file at path and returns its variant's
 // open functions.
-func lookup(path string) (opener, error) {
+func lookup(path string) (*Variant, error) {
 	h, err := mmapstore.ReadHeader(path)
 	if err != nil {
-		return opener{}, err
+		return nil, err
 	}
-	mu.RLock()
-	o, ok := registry[h.Variant]
-	mu.RUnlock()
+	o, ok := Lookup(h.Variant)
 	if !ok {
-		return opener{}, &fs.PathError{Op: "open", Path: path,
+		return nil, &fs.PathError{Op: "open", Path: path,
 			Err: fmt.Errorf("%w: %s (import its package)", ErrUnknownVariant, h.Variant)}
 	}
 	return o, nil

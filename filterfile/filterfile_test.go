@@ -206,7 +206,8 @@ func TestNotAFilter(t *testing.T) {
 // programming error.
 func TestRegisterTwicePanics(t *testing.T) {
 	require.PanicsWithValue(t, "filterfile: Register called twice for standard", func() {
-		filterfile.Register(mmapstore.Standard, standard.Open, standard.OpenReadOnly)
+		filterfile.Register(filterfile.Variant{Name: "standard", Tag: mmapstore.Standard, Layout: mmapstore.CellArray(1),
+			Open: filterfile.Face(standard.Open), OpenReadOnly: filterfile.Face(standard.OpenReadOnly)})
 	})
 }
 

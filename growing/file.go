@@ -27,7 +27,7 @@ import (
 // the old one, so a reader or a crash always finds a whole snapshot.
 
 // HistoryPath returns the path of the history log of the filter at path.
-func HistoryPath(path string) string { return path + ".log" }
+func HistoryPath(path string) string { return mmapstore.LogPath(path) }
 
 // header returns the snapshot header of a table of the given capacity and
 // geometry.

@@ -203,7 +203,7 @@ func openFile(path string, want Variant, readOnly bool) (_ *File, err error) {
 	if size < need {
 		return nil, fmt.Errorf("%w: the file is %d bytes, its header needs %d", ErrTruncated, size, need)
 	}
-	if size > need && h.Variant != Scalable {
+	if size > need && !staged(h.Variant) {
 		// Scalable files may carry a stage whose growth did not complete.
 		return nil, fmt.Errorf("%w: the file is %d bytes, its header describes %d", ErrCorrupt, size, need)
 	}

@@ -150,32 +150,11 @@ const (
 	RedisBloomCF Variant = 10
 )
 
-// WindowTableBytes is the size of the slot table at the start of a window
-// filter's payload: one uint64 per slot (8 slots).
-const WindowTableBytes = 64
-
+// String is the name the variant's package registered (RegisterVariant),
+// "variant(N)" for a tag no linked package registered.
 func (v Variant) String() string {
-	switch v {
-	case Standard:
-		return "standard"
-	case Partitioned:
-		return "partitioned"
-	case Counting:
-		return "counting"
-	case Scalable:
-		return "scalable"
-	case Fuse:
-		return "fuse"
-	case Growing:
-		return "growing"
-	case Window:
-		return "window"
-	case Cuckoo:
-		return "cuckoo"
-	case RedisBloomBF:
-		return "redisbloom-bf"
-	case RedisBloomCF:
-		return "redisbloom-cf"
+	if l, ok := layoutOf(v); ok {
+		return l.name
 	}
 	return fmt.Sprintf("variant(%d)", uint16(v))
 }
@@ -296,7 +275,7 @@ func encodeSlot(h *Header, slot []byte) {
 		le.PutUint64(e[32:], math.Float64bits(s.TargetFPR))
 		le.PutUint64(e[40:], s.Count)
 	}
-	if h.Variant == Growing {
+	if l, ok := layoutOf(h.Variant); ok && l.history { // they share the stage table's bytes
 		le.PutUint64(slot[offInitial:], h.InitialCapacity)
 		le.PutUint64(slot[offHistory:], h.History)
 		le.PutUint64(slot[offHistoryOffset:], h.HistoryOffset)
@@ -361,6 +340,20 @@ func decodeSlot(slot []byte) (Header, error) {
 	if nStages > MaxStages {
 		return h, fmt.Errorf("%w: %d stages, at most %d", ErrCorrupt, nStages, MaxStages)
 	}
+	if err := decodeTables(&h, slot, nStages); err != nil {
+		return h, err
+	}
+	if err := h.Validate(); err != nil {
+		return h, err
+	}
+	return h, nil
+}
+
+// decodeTables reads what a slot holds past its fixed fields: the stage
+// table, or the fields of the variants that use its bytes (history,
+// cuckoo, window).
+func decodeTables(h *Header, slot []byte, nStages uint32) error {
+	le := binary.LittleEndian
 	if nStages > 0 {
 		h.Stages = make([]Stage, nStages)
 		for i := range h.Stages {
@@ -376,7 +369,7 @@ func decodeSlot(slot []byte) (Header, error) {
 			}
 		}
 	}
-	if h.Variant == Growing {
+	if l, ok := layoutOf(h.Variant); ok && l.history { // they share the stage table's bytes
 		h.InitialCapacity = le.Uint64(slot[offInitial:])
 		h.History = le.Uint64(slot[offHistory:])
 		h.HistoryOffset = le.Uint64(slot[offHistoryOffset:])
@@ -392,7 +385,7 @@ func decodeSlot(slot []byte) (Header, error) {
 		case 1:
 			h.WindowTimed = true
 		default:
-			return h, fmt.Errorf("%w: window: kind %d, want 0 (items) or 1 (time)", ErrCorrupt, le.Uint32(slot[offWindowTimed:]))
+			return fmt.Errorf("%w: window: kind %d, want 0 (items) or 1 (time)", ErrCorrupt, le.Uint32(slot[offWindowTimed:]))
 		}
 		h.WindowLength = le.Uint64(slot[offWindowLength:])
 		h.WindowSpan = le.Uint64(slot[offWindowSpan:])
@@ -400,250 +393,7 @@ func decodeSlot(slot []byte) (Header, error) {
 		h.WindowEpoch = le.Uint64(slot[offWindowEpoch:])
 		h.WindowFill = le.Uint64(slot[offWindowFill:])
 	}
-	if err := h.Validate(); err != nil {
-		return h, err
-	}
-	return h, nil
-}
-
-// Validate checks that h describes a filter this build can serve: a known
-// variant and hashing scheme, and a geometry whose payload length
-// follows from it.
-// It does not look at any file.
-func (h *Header) Validate() error {
-	switch h.Variant {
-	case RedisBloomBF:
-		if h.Scheme != hashing.Scheme3 && h.Scheme != hashing.Scheme4 {
-			return fmt.Errorf("%w: scheme %d in a %s file (want RedisBloom's 3 or 4)", ErrScheme, h.Scheme, h.Variant)
-		}
-	case RedisBloomCF:
-		if h.Scheme != hashing.Scheme5 {
-			return fmt.Errorf("%w: scheme %d in a %s file (want RedisBloom's 5)", ErrScheme, h.Scheme, h.Variant)
-		}
-	default:
-		if !h.Scheme.Valid() {
-			return fmt.Errorf("%w: scheme %d (this build knows schemes 1 and 2)", ErrScheme, h.Scheme)
-		}
-	}
-	if h.Flags&^knownFlags != 0 {
-		return h.invalid("unknown flags %#x", h.Flags&^knownFlags)
-	}
-	if !(h.TargetFPR > 0 && h.TargetFPR < 1) {
-		return h.invalid("target false-positive rate %v outside (0,1)", h.TargetFPR)
-	}
-	var want uint64
-	var err error
-	switch h.Variant {
-	case Standard, Partitioned, Counting:
-		want, err = h.arrayLen()
-	case Scalable:
-		want, err = h.stagesLen()
-	case Fuse:
-		want, err = h.fuseLen()
-	case Growing:
-		want, err = h.growingLen()
-	case Window:
-		want, err = h.windowLen()
-	case Cuckoo:
-		want, err = h.cuckooLen()
-	case RedisBloomBF:
-		want, err = h.redisBloomBFLen()
-	case RedisBloomCF:
-		want, err = h.redisBloomCFLen()
-	default:
-		return fmt.Errorf("%w: unknown variant tag %d", ErrCorrupt, uint16(h.Variant))
-	}
-	if err != nil {
-		return err
-	}
-	if h.PayloadLen != want {
-		return h.invalid("payload length %d, geometry needs %d", h.PayloadLen, want)
-	}
 	return nil
-}
-
-// invalid is ErrCorrupt with the variant and the detail.
-func (h *Header) invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s: %s", ErrCorrupt, h.Variant, fmt.Sprintf(format, args...))
-}
-
-// checkGeom checks the geometry of one bit or counter array (what names it).
-func (h *Header) checkGeom(what string, m uint64, k, blockBits uint32) error {
-	if m == 0 || m > MaxCells {
-		return h.invalid("%s: m = %d cells, want 1..%d", what, m, uint64(MaxCells))
-	}
-	if k == 0 || k > MaxK {
-		return h.invalid("%s: k = %d, want 1..%d", what, k, MaxK)
-	}
-	switch blockBits {
-	case 0:
-	case 512, 256: // 256: the split-block layout, eight 32-bit lanes, k = 8
-		if m%uint64(blockBits) != 0 {
-			return h.invalid("%s: m = %d is not a whole number of %d-bit blocks", what, m, blockBits)
-		}
-		if blockBits == 256 && k != 8 {
-			return h.invalid("%s: k = %d with 256-bit split blocks, want 8", what, k)
-		}
-	default:
-		return h.invalid("%s: block size %d bits, want 0, 256 or 512", what, blockBits)
-	}
-	return nil
-}
-
-// arrayLen checks the geometry of an unstaged variant and returns the
-// payload length it needs.
-func (h *Header) arrayLen() (uint64, error) {
-	wantCell, wantBlock := uint32(1), uint32(0)
-	if h.Variant == Counting {
-		wantCell = 4
-	}
-	if h.Variant == Partitioned {
-		wantBlock = 512
-		if h.BlockBits == 256 {
-			wantBlock = 256
-		}
-	}
-	if h.CellBits != wantCell || h.BlockBits != wantBlock {
-		return 0, h.invalid("cell/block bits %d/%d, want %d/%d", h.CellBits, h.BlockBits, wantCell, wantBlock)
-	}
-	if len(h.Stages) != 0 {
-		return 0, h.invalid("%d stages in an unstaged variant", len(h.Stages))
-	}
-	if err := h.checkGeom("filter", h.M, h.K, h.BlockBits); err != nil {
-		return 0, err
-	}
-	return CellBytes(h.M, h.CellBits), nil
-}
-
-// growingLen checks a growing filter's table and history fields and
-// returns the payload length its table needs.
-func (h *Header) growingLen() (uint64, error) {
-	if h.CellBits != 1 || h.BlockBits != 512 || len(h.Stages) != 0 {
-		return 0, h.invalid("cell bits %d, block bits %d, %d stages; want 1, 512, 0", h.CellBits, h.BlockBits, len(h.Stages))
-	}
-	if err := h.checkGeom("table", h.M, h.K, h.BlockBits); err != nil {
-		return 0, err
-	}
-	if !(h.Growth >= 2 && h.Growth <= 1024 && h.Growth == math.Trunc(h.Growth)) {
-		return 0, h.invalid("expansion %v, want a whole number from 2 to 1024", h.Growth)
-	}
-	if h.InitialCapacity == 0 || h.Capacity < h.InitialCapacity {
-		return 0, h.invalid("capacity %d, initial capacity %d", h.Capacity, h.InitialCapacity)
-	}
-	if h.HistoryOffset < LogHeaderSize || h.HistoryOffset > MaxCells {
-		return 0, h.invalid("history offset %d", h.HistoryOffset)
-	}
-	return CellBytes(h.M, 1), nil
-}
-
-// WindowGenerations is the number of generations in a window filter's
-// ring: one per bit of a position's byte.
-const WindowGenerations = 8
-
-// windowLen checks a window filter's geometry and ring fields and returns
-// the payload length they need: the slot table and M bytes.
-func (h *Header) windowLen() (uint64, error) {
-	if h.CellBits != 8 || h.BlockBits != 0 || len(h.Stages) != 0 {
-		return 0, h.invalid("cell bits %d, block bits %d, %d stages; want 8, 0, 0", h.CellBits, h.BlockBits, len(h.Stages))
-	}
-	if err := h.checkGeom("ring", h.M, h.K, 0); err != nil {
-		return 0, err
-	}
-	if h.M%64 != 0 || h.M > MaxCells/8 {
-		return 0, h.invalid("m = %d positions, want a multiple of 64 up to %d", h.M, uint64(MaxCells/8))
-	}
-	if h.WindowGenerations != WindowGenerations {
-		return 0, h.invalid("%d generations, want %d", h.WindowGenerations, WindowGenerations)
-	}
-	g := uint64(h.WindowGenerations)
-	if h.WindowLength == 0 || h.WindowLength > math.MaxInt64 || h.WindowSpan != (h.WindowLength+g-2)/(g-1) {
-		return 0, h.invalid("window %d, generation span %d; want a window of 1..%d and a span of ⌈window/%d⌉",
-			h.WindowLength, h.WindowSpan, int64(math.MaxInt64), g-1)
-	}
-	if h.Capacity == 0 || (!h.WindowTimed && h.Capacity != h.WindowLength) {
-		return 0, h.invalid("capacity %d for a window of %d", h.Capacity, h.WindowLength)
-	}
-	return WindowTableBytes + h.M, nil
-}
-
-// MaxRedisBloomStages bounds the stages of a redisbloom-bf file (K).
-const MaxRedisBloomStages = 1 << 20
-
-// RedisBloomTableBytes is the room the payload of a RedisBloom-layout file
-// keeps for its SCANDUMP header chunk of n bytes: n rounded up to 64.
-func RedisBloomTableBytes(n uint64) uint64 { return (n + 63) / 64 * 64 }
-
-// redisBloomBFLen checks the fields of a redisbloom-bf file and returns the
-// payload length they need.
-func (h *Header) redisBloomBFLen() (uint64, error) {
-	if h.CellBits != 1 || h.BlockBits != 0 || len(h.Stages) != 0 {
-		return 0, h.invalid("cell bits %d, block bits %d, %d stages in the table; want 1, 0, 0", h.CellBits, h.BlockBits, len(h.Stages))
-	}
-	if h.K == 0 || h.K > MaxRedisBloomStages || h.M == 0 || h.M%64 != 0 || h.M > MaxCells {
-		return 0, h.invalid("%d stages of %d bits", h.K, h.M)
-	}
-	if !(h.Growth >= 0 && h.Growth <= math.MaxUint32 && h.Growth == math.Trunc(h.Growth)) {
-		return 0, h.invalid("expansion %v", h.Growth)
-	}
-	return RedisBloomTableBytes(20+53*uint64(h.K)) + h.M/8, nil
-}
-
-// redisBloomCFLen checks the fields of a redisbloom-cf file and returns the
-// payload length they need.
-func (h *Header) redisBloomCFLen() (uint64, error) {
-	e := h.Growth
-	if h.CellBits != 8 || h.BlockBits == 0 || h.BlockBits > 255 || len(h.Stages) != 0 ||
-		h.K == 0 || h.K > 65535 || h.M == 0 || h.M&(h.M-1) != 0 || h.M >= 1<<56 ||
-		!(e >= 0 && e <= 32768 && e == math.Trunc(e)) || (e != 0 && uint64(e)&(uint64(e)-1) != 0) || (e == 0 && h.K > 1) {
-		return 0, h.invalid("%d filters of %d buckets of %d slots of %d bits, expansion %v", h.K, h.M, h.BlockBits, h.CellBits, e)
-	}
-	want := RedisBloomTableBytes(38)
-	buckets := h.M
-	for i := uint32(0); i < h.K; i++ {
-		if i > 0 {
-			if buckets > (1<<56)/uint64(e) {
-				return 0, h.invalid("filter %d's buckets overflow", i)
-			}
-			buckets *= uint64(e)
-		}
-		want += (buckets*uint64(h.BlockBits) + 7) / 8 * 8
-		if want > MaxCells/8 {
-			return 0, h.invalid("filters exceed %d bytes", uint64(MaxCells/8))
-		}
-	}
-	return want, nil
-}
-
-// stagesLen checks the stage table of a scalable filter and returns the
-// payload length its stages need.
-func (h *Header) stagesLen() (uint64, error) {
-	if h.CellBits != 1 || len(h.Stages) == 0 {
-		return 0, h.invalid("cell bits %d, %d stages", h.CellBits, len(h.Stages))
-	}
-	var want, total uint64
-	for i, s := range h.Stages {
-		if err := h.checkGeom(fmt.Sprintf("stage %d", i), s.M, s.K, s.BlockBits); err != nil {
-			return 0, err
-		}
-		if s.Offset != want {
-			return 0, h.invalid("stage %d at payload offset %d, want %d", i, s.Offset, want)
-		}
-		if !(s.TargetFPR > 0 && s.TargetFPR < 1) {
-			return 0, h.invalid("stage %d target rate %v outside (0,1)", i, s.TargetFPR)
-		}
-		want += CellBytes(s.M, 1)
-		total += s.M
-		if want > MaxCells/8 {
-			return 0, h.invalid("stages exceed %d bytes", uint64(MaxCells/8))
-		}
-	}
-	if !(h.Growth >= 1 && h.Growth <= 1e6) || !(h.Tightening > 0 && h.Tightening < 1) {
-		return 0, h.invalid("growth %v (want 1..1e6), tightening %v (want in (0,1))", h.Growth, h.Tightening)
-	}
-	if h.M != total {
-		return 0, h.invalid("m = %d, stages hold %d", h.M, total)
-	}
-	return want, nil
 }
 
 // DecodeHeader picks the current header from the first HeaderSize bytes of a
@@ -709,45 +459,3 @@ func slotDamage(b []byte, i int, used Header, err error) error {
 
 // slotFor returns the slot index a header of the given generation is written to.
 func slotFor(generation uint64) int { return int(generation & 1) }
-
-// fuseLen checks a fuse filter's shape and returns its payload length. The
-// shard table in the payload says where each shard's fingerprints are; the
-// fuse package checks it against M and PayloadLen. Here: the shape, and a
-// length that can hold M cells.
-func (h *Header) fuseLen() (uint64, error) {
-	if (h.CellBits != 8 && h.CellBits != 16) || h.K != 3 || h.BlockBits != 0 || len(h.Stages) != 0 {
-		return 0, h.invalid("cell bits %d, k %d, block bits %d, %d stages; want 8 or 16, 3, 0, 0",
-			h.CellBits, h.K, h.BlockBits, len(h.Stages))
-	}
-	if h.M == 0 || h.M > MaxCells/16 || h.PayloadLen%8 != 0 || h.PayloadLen > MaxCells/8 ||
-		h.PayloadLen < SlotSize+CellBytes(h.M, h.CellBits) {
-		return 0, h.invalid("m = %d cells in a payload of %d bytes", h.M, h.PayloadLen)
-	}
-	return h.PayloadLen, nil
-}
-
-// The limits of a cuckoo filter's header.
-const (
-	CuckooBucketSize  = 4     // K: fingerprints per bucket
-	CuckooMinBits     = 4     // CellBits: the narrowest fingerprint
-	CuckooMaxBits     = 32    // CellBits: the widest fingerprint
-	CuckooMaxMaxKicks = 65535 // MaxKicks: at most (RedisBloom's MAXITERATIONS bound)
-)
-
-// cuckooLen checks a cuckoo filter's shape and returns its payload
-// length: M buckets of K fingerprints of CellBits bits, packed, rounded up
-// to whole words.
-func (h *Header) cuckooLen() (uint64, error) {
-	if h.K != CuckooBucketSize || h.CellBits < CuckooMinBits || h.CellBits > CuckooMaxBits ||
-		h.BlockBits != 0 || len(h.Stages) != 0 {
-		return 0, h.invalid("bucket size %d, fingerprint bits %d, block bits %d, %d stages; want %d, %d..%d, 0, 0",
-			h.K, h.CellBits, h.BlockBits, len(h.Stages), CuckooBucketSize, CuckooMinBits, CuckooMaxBits)
-	}
-	if h.M == 0 || h.M > MaxCells/(CuckooBucketSize*CuckooMaxBits) {
-		return 0, h.invalid("m = %d buckets, want 1..%d", h.M, uint64(MaxCells/(CuckooBucketSize*CuckooMaxBits)))
-	}
-	if h.MaxKicks > CuckooMaxMaxKicks {
-		return 0, h.invalid("max kicks %d, at most %d", h.MaxKicks, CuckooMaxMaxKicks)
-	}
-	return CellBytes(h.M*CuckooBucketSize, h.CellBits), nil
-}

@@ -135,7 +135,7 @@ func (f *File) withStage(st *Stage) (Header, error) {
 	if err := f.usable(); err != nil {
 		return Header{}, err
 	}
-	if f.hdr.Variant != Scalable {
+	if !staged(f.hdr.Variant) {
 		return Header{}, fmt.Errorf("%w: Grow on a %s file", ErrVariant, f.hdr.Variant)
 	}
 	h := f.hdr

@@ -46,7 +46,7 @@ func (f *File) SetHistory(n, offset uint64) error {
 	if err := f.usable(); err != nil {
 		return err
 	}
-	if f.hdr.Variant != Growing {
+	if !hasHistory(f.hdr.Variant) {
 		return fmt.Errorf("%w: %s filters have no history", ErrVariant, f.hdr.Variant)
 	}
 	f.hdr.History, f.hdr.HistoryOffset = n, offset

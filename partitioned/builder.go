@@ -35,30 +35,23 @@ func (f *Filter) Builder() *Builder {
 
 // Add adds key and reports whether it was new (see Filter.Add).
 func (b *Builder) Add(key []byte) bool {
-	if simdBuild && b.f.geom.split {
+	f := b.f
+	var isNew bool
+	if simdBuild && f.splitVec && hashing.Short(len(key)) && len(f.t.Words) != 0 {
 		// In a build with GOEXPERIMENT=simd, as in Filter.Contains: a
 		// 9-16-byte key under scheme 2 on a CPU with AVX2 is hashed,
 		// placed and added here, everything inlined (the vector add: one
-		// load, one OR, one store of the block); other keys call
-		// blocked.SplitAddKeyPlain directly. Compiled away in the
+		// load, one OR, one store of the block). Compiled away in the
 		// default build.
-		f := b.f
-		var isNew bool
-		if f.splitVec && hashing.Short(len(key)) && len(f.t.Words) != 0 {
-			h := f.hash.Sum9to16(key)
-			isNew = blocked.SplitAddPlainVec(blocked.SplitBlockOf(&f.t, h), uint32(hashing.Mix(h)>>32))
-		} else {
-			isNew = blocked.SplitAddKeyPlain(&f.t, &f.hash, key)
-		}
-		if isNew {
-			f.pending++
-		}
-		return isNew
+		h := f.hash.Sum9to16(key)
+		isNew = blocked.SplitAddPlainVec(blocked.SplitBlockOf(&f.t, h), uint32(hashing.Mix(h)>>32))
+	} else {
+		isNew = f.lay.AddKeyPlain(&f.t, &f.hash, key)
 	}
-	if !b.f.addKeyPlain(&b.f.t, &b.f.hash, key) {
+	if !isNew {
 		return false
 	}
-	b.f.pending++
+	f.pending++
 	return true
 }
 
@@ -67,13 +60,7 @@ func (b *Builder) AddString(key string) bool { return b.Add(bytesOf(key)) }
 
 // AddDigest is Add for a digest from Filter.Hash (see Filter.AddDigest).
 func (b *Builder) AddDigest(d bloomkit.Digest) bool {
-	var isNew bool
-	if b.f.geom.split {
-		isNew = blocked.Split(b.f.t).AddPlain(d)
-	} else {
-		isNew = b.f.t.AddPlain(d)
-	}
-	if !isNew {
+	if !b.f.lay.AddPlain(b.f.t, d) {
 		return false
 	}
 	b.f.pending++

@@ -45,10 +45,7 @@ func (b *Builder) Parts(n int) []*BuilderPart {
 	}
 	// A split-block range starts on an even block: two 256-bit blocks share
 	// a cache line, and two writers of one line would slow each other down.
-	align := uint64(1)
-	if b.f.geom.split {
-		align = 2
-	}
+	align := b.f.lay.PartAlign
 	parts := make([]*BuilderPart, n)
 	for i := range parts {
 		lo := blocks / uint64(n) * uint64(i) &^ (align - 1)

@@ -2,7 +2,6 @@ package partitioned
 
 import (
 	"github.com/bloomkit/bloomkit"
-	"github.com/bloomkit/bloomkit/internal/blocked"
 )
 
 // The batch forms of the digest methods: hash the keys wherever it is
@@ -18,11 +17,7 @@ func (f *Filter) ContainsDigests(ds []bloomkit.Digest, found []bool) []bool {
 		found = append(found, make([]bool, len(ds)-len(found))...)
 	}
 	found = found[:len(ds)]
-	if f.geom.split {
-		blocked.Split(f.t).ContainsBatch(ds, found)
-	} else {
-		f.t.ContainsBatch(ds, found)
-	}
+	f.lay.ContainsBatch(f.t, ds, found)
 	return found
 }
 
@@ -36,16 +31,7 @@ func (f *Filter) AddDigests(ds []bloomkit.Digest) int {
 }
 
 func (f *Filter) addDigests(ds []bloomkit.Digest, plain bool) int {
-	switch {
-	case f.geom.split && plain:
-		return blocked.Split(f.t).AddPlainBatch(ds)
-	case f.geom.split:
-		return blocked.Split(f.t).AddBatch(ds)
-	case plain:
-		return f.t.AddPlainBatch(ds)
-	default:
-		return f.t.AddBatch(ds)
-	}
+	return f.lay.AddBatch(f.t, ds, plain)
 }
 
 // AddDigests adds every digest of ds and returns how many were new, as
@@ -73,12 +59,7 @@ func (b *Builder) AddDigestsNew(ds []bloomkit.Digest, isNew []bool) []bool {
 		isNew = append(isNew, make([]bool, len(ds)-len(isNew))...)
 	}
 	isNew = isNew[:len(ds)]
-	var added int
-	if b.f.geom.split {
-		added = blocked.Split(b.f.t).AddPlainBatchNew(ds, isNew)
-	} else {
-		added = b.f.t.AddPlainBatchNew(ds, isNew)
-	}
+	added := b.f.lay.AddPlainBatchNew(b.f.t, ds, isNew)
 	b.f.pending += uint64(added)
 	b.Flush()
 	return isNew

@@ -34,19 +34,20 @@ var _ io.WriterTo = (*Filter)(nil)
 // Add. One goroutine that builds a filter alone adds faster through a
 // Builder.
 type Filter struct {
-	t blocked.Filter // the words (whole blocks; the first starts a cache line) and their shape, from geom; a blocked.Split when geom.split
-	// The keyed lookup and plain add of geom's layout (blocked.Filter's
-	// methods, or blocked.SplitContainsKey and SplitAddKeyPlain): one
-	// indirect call, so Contains and Builder.Add stay small enough to be
-	// inlined, as they were before there were two layouts.
-	containsKey, addKeyPlain func(*blocked.Filter, *hashing.Hasher, []byte) bool
-	hash                     hashing.Hasher // geom's scheme and seed, ready to hash with
-	geom                     geometry       // what defines the filter: the one record of it
-	added                    atomic.Uint64
-	pending                  uint64         // new keys a Builder found, not yet in added (see Builder)
-	parts                    []*BuilderPart // the Builder's parts, if any: their counts are pending too
-	readOnly                 bool
-	store                    filebacked.Store // the mapped file; zero for an in-memory filter
+	t blocked.Filter // the words (whole blocks; the first starts a cache line) and their shape, from geom
+	// lay is geom's block layout, chosen once in newFilter: the one record
+	// of every operation on t (blocked.Cache512 or SplitBlock256), so no
+	// method converts t or branches on the layout. Its keyed lookup and
+	// plain add are one indirect call, so Contains and Builder.Add stay
+	// small enough to be inlined.
+	lay      blocked.Layout
+	hash     hashing.Hasher // geom's scheme and seed, ready to hash with
+	geom     geometry       // what defines the filter: the one record of it
+	added    atomic.Uint64
+	pending  uint64         // new keys a Builder found, not yet in added (see Builder)
+	parts    []*BuilderPart // the Builder's parts, if any: their counts are pending too
+	readOnly bool
+	store    filebacked.Store // the mapped file; zero for an in-memory filter
 
 	// splitVec: geom.split under scheme 2 on a CPU with the vector lane
 	// test (blocked.SplitVec), for the inlined path of Contains and
@@ -91,9 +92,9 @@ func NewWithSize(m uint64, k uint32, opts ...Option) (*Filter, error) {
 func newFilter(words []uint64, g geometry) *Filter {
 	checkWords(words, g)
 	f := &Filter{t: blocked.Filter{Words: words, Blocks: g.blocks(), K: g.k}, hash: hashing.NewHasher(g.scheme, g.seed), geom: g,
-		containsKey: (*blocked.Filter).ContainsKey, addKeyPlain: (*blocked.Filter).AddKeyPlain}
+		lay: blocked.Cache512}
 	if g.split {
-		f.containsKey, f.addKeyPlain = blocked.SplitContainsKey, blocked.SplitAddKeyPlain
+		f.lay = blocked.SplitBlock256
 		f.splitVec = g.scheme == hashing.Scheme2 && blocked.SplitVec()
 	}
 	return f
@@ -118,9 +119,12 @@ func newInMemory(g geometry) (*Filter, error) {
 // mapping, which would fault the process).
 func (f *Filter) Add(key []byte) bool {
 	f.writable()
+	// The one branch on the layout outside the record: a direct call, so
+	// that key does not escape and no frame is added (Layout.AddKey is
+	// that call behind a call of its own).
 	var isNew bool
-	if f.geom.split {
-		isNew = blocked.Split(f.t).AddKey(&f.hash, key)
+	if f.lay.Split {
+		isNew = blocked.SplitAddKey(f.t, &f.hash, key)
 	} else {
 		isNew = f.t.AddKey(&f.hash, key)
 	}
@@ -140,13 +144,7 @@ func (f *Filter) AddString(key string) bool { return f.Add(bytesOf(key)) }
 // answers for it mean nothing.
 func (f *Filter) AddDigest(d bloomkit.Digest) bool {
 	f.writable()
-	var isNew bool
-	if f.geom.split {
-		isNew = blocked.Split(f.t).Add(d)
-	} else {
-		isNew = f.t.Add(d)
-	}
-	if !isNew {
+	if !f.lay.Add(f.t, d) {
 		return false
 	}
 	f.added.Add(1)
@@ -184,16 +182,7 @@ func (f *Filter) addMany(keys [][]byte, plain bool) int {
 	for len(keys) > 0 {
 		n := min(len(keys), manyChunk)
 		f.hashMany(keys[:n], ds[:n])
-		switch {
-		case f.geom.split && plain:
-			added += blocked.Split(f.t).AddPlainBatch(ds[:n])
-		case f.geom.split:
-			added += blocked.Split(f.t).AddBatch(ds[:n])
-		case plain:
-			added += f.t.AddPlainBatch(ds[:n])
-		default:
-			added += f.t.AddBatch(ds[:n])
-		}
+		added += f.addDigests(ds[:n], plain)
 		keys = keys[n:]
 	}
 	return added
@@ -244,10 +233,7 @@ func (f *Filter) Contains(key []byte) bool {
 		h := f.hash.Sum9to16(key)
 		return blocked.SplitTestVec(blocked.SplitBlockOf(&f.t, h), uint32(hashing.Mix(h)>>32))
 	}
-	if simdBuild && f.geom.split {
-		return blocked.SplitContainsKey(&f.t, &f.hash, key)
-	}
-	return f.containsKey(&f.t, &f.hash, key)
+	return f.lay.ContainsKey(&f.t, &f.hash, key)
 }
 
 // ContainsString is Contains for a string key, without copying it.
@@ -255,10 +241,7 @@ func (f *Filter) ContainsString(key string) bool { return f.Contains(bytesOf(key
 
 // ContainsDigest is Contains for a digest from Hash (see AddDigest).
 func (f *Filter) ContainsDigest(d bloomkit.Digest) bool {
-	if f.geom.split {
-		return blocked.Split(f.t).Contains(d)
-	}
-	return f.t.Contains(d)
+	return f.lay.Contains(f.t, d)
 }
 
 // ContainsMany sets found[i] to Contains(keys[i]) for every key and returns
@@ -275,11 +258,7 @@ func (f *Filter) ContainsMany(keys [][]byte, found []bool) []bool {
 	for len(keys) > 0 {
 		n := min(len(keys), manyChunk)
 		f.hashMany(keys[:n], ds[:n])
-		if f.geom.split {
-			blocked.Split(f.t).ContainsBatch(ds[:n], out)
-		} else {
-			f.t.ContainsBatch(ds[:n], out)
-		}
+		f.lay.ContainsBatch(f.t, ds[:n], out)
 		keys, out = keys[n:], out[n:]
 	}
 	return found
@@ -340,10 +319,7 @@ func (f *Filter) FillRatio() float64 {
 // the lane / 32), which is exactly the chance that a key never added tests
 // present. O(m/64).
 func (f *Filter) EstimatedFPR() float64 {
-	if f.geom.split {
-		return blocked.SplitStateFPR(f.t.Words)
-	}
-	return blocked.StateFPR(f.t.Words, f.geom.k)
+	return f.lay.StateFPR(f.t)
 }
 
 // ReadOnly reports whether the filter was opened with OpenReadOnly.

@@ -14,7 +14,7 @@ import "github.com/bloomkit/bloomkit/internal/marshal"
 func (f *Filter) UnmarshalBinary(data []byte) error {
 	return marshal.Unmarshal("partitioned", f.Path(), ErrInvalid, data, ReadFrom, func(g *Filter) {
 		f.t, f.hash, f.geom, f.readOnly = g.t, g.hash, g.geom, false
-		f.containsKey, f.addKeyPlain, f.splitVec = g.containsKey, g.addKeyPlain, g.splitVec
+		f.lay, f.splitVec = g.lay, g.splitVec
 		f.added.Store(g.added.Load())
 	})
 }

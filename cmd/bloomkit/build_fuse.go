@@ -16,7 +16,7 @@ type fuseFlags struct {
 }
 
 func (ff *fuseFlags) define(fs *flag.FlagSet) {
-	ff.mem = sizeFlag{bytes: variants["fuse"].static.defaultMemory}
+	ff.mem = sizeFlag{bytes: staticDefault().static.defaultMemory}
 	fs.Var(&ff.mem, "mem", "-variant fuse: memory for key digests before they spill to a temporary file (forms like 512MB or 4GiB)")
 	fs.StringVar(&ff.tmp, "tmp", "", "-variant fuse: folder for the spill file (default: the output's folder)")
 }

@@ -93,7 +93,7 @@ func demo(w io.Writer, n uint64, p float64, trials uint64, dir string) error {
 	// A fuse filter at the rate of its fingerprints, against a standard
 	// filter sized for that same rate.
 	fp := fuseRate(p)
-	size, err := variants["standard"].fileBytes(n, fp)
+	size, err := variants[defaultVariant()].fileBytes(n, fp)
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func demo(w io.Writer, n uint64, p float64, trials uint64, dir string) error {
 func (r *demoRun) build(n uint64, p float64) error {
 	buf := make([]byte, 0, 64)
 	start := time.Now()
-	nf, err := variants["standard"].create(r.path, n, p, true)
+	nf, err := variants[defaultVariant()].create(r.path, n, p, true)
 	if err != nil {
 		return err
 	}

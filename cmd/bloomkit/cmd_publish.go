@@ -68,8 +68,8 @@ func checkPublishTarget(src, dst string, sh mmapstore.Header, force bool) error 
 	if st, err := os.Stat(dst); err == nil && !st.Mode().IsRegular() {
 		return fmt.Errorf("%s: not a regular file or a folder", dst)
 	}
-	if sh.Variant == mmapstore.Growing {
-		return fmt.Errorf("%s is a growing filter: it is two files, %s and its history %s, and publish copies one (a copy without its history opens nowhere); copy both while no writer has them open", src, src, src+".log")
+	if sh.HasHistory() {
+		return fmt.Errorf("%s is a %s filter: it is two files, %s and its history %s, and publish copies one (a copy without its history opens nowhere); copy both while no writer has them open", src, sh.Variant, src, src+".log")
 	}
 	return checkVariantTarget(src, sh.Variant, dst, force)
 }
@@ -79,7 +79,7 @@ func checkPublishTarget(src, dst string, sh mmapstore.Header, force bool) error 
 // of its history, not of dst, and writes its table over dst when it
 // closes, which would undo the publish after it reported success.
 func checkGrowingWriter(dst string) error {
-	if dh, err := mmapstore.ReadHeader(dst); err != nil || dh.Variant != mmapstore.Growing {
+	if dh, err := mmapstore.ReadHeader(dst); err != nil || !dh.HasHistory() {
 		return nil
 	}
 	l, err := mmapstore.OpenLog(dst + ".log")

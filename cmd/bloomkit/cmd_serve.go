@@ -39,7 +39,7 @@ func serveCommand(fs *flag.FlagSet, std stdio) func(args []string) error {
 	fs.Var(&maxDir, "max-dir-bytes", "refuse to create a filter that would take the filter files in DIR past this (default: no limit)")
 	journal := sizeFlag{cfg.JournalBytes}
 	fs.Var(&journal, "journal-bytes", "key bytes kept per written filter to add again to a file published over it")
-	fs.StringVar(&cfg.FixedVariant, "fixed-variant", cfg.FixedVariant, "variant of NONSCALING filters: partitioned, standard or counting")
+	fs.StringVar(&cfg.FixedVariant, "fixed-variant", cfg.FixedVariant, "variant of NONSCALING filters: "+strings.Join(serve.FixedVariantNames(), ", "))
 	fs.Uint64Var(&cfg.DefaultCap, "default-capacity", cfg.DefaultCap, "capacity of a filter created by BF.ADD/BF.MADD (RedisBloom: 100)")
 	fs.Float64Var(&cfg.DefaultRate, "default-error-rate", cfg.DefaultRate, "error rate of a filter created by BF.ADD/BF.MADD (RedisBloom: 0.01)")
 	fs.StringVar(&cfg.Fsync, "fsync", "everysec", "when written filters' logs reach the disk: everysec (every -fsync-interval; a machine crash loses at most that) or always (before each write's reply)")

@@ -49,7 +49,7 @@ func TestServeRefusesBeforeStarting(t *testing.T) {
 		{[]string{"-dir", dir, "-addr", "0.0.0.0:0"}, "not a loopback address"},
 		{[]string{"-dir", dir, "-requirepass-file", empty}, "the first line is empty"},
 		{[]string{"-dir", dir, "-requirepass-file", filepath.Join(dir, "nope")}, "no such file"},
-		{[]string{"-dir", dir, "-fixed-variant", "scalable"}, "want partitioned, standard or counting"},
+		{[]string{"-dir", dir, "-fixed-variant", "scalable"}, "want partitioned, counting or standard"},
 		{[]string{"-dir", dir, "-fsync-interval", "0s"}, "-fsync-interval"},
 		{[]string{"-dir", dir, "-max-filter-bytes", "0"}, "want a size"},
 	} {

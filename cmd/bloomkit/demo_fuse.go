@@ -12,7 +12,7 @@ import (
 // rate of docs/fuse.md on the user's machine. Its rate is 2^-8 for p ≥ 2^-8
 // and 2^-16 below (down to 2^-16; a smaller p skips it).
 func demoFuse(w io.Writer, dir string, n uint64, p, standardBitsPerKey float64, trials uint64) error {
-	sv := variants["fuse"].static
+	sv := staticDefault().static
 	bits, err := sv.fingerprintBits(p)
 	if err != nil {
 		fmt.Fprintf(w, "\nfuse filter: skipped, p = %g is below what its 16-bit fingerprints give (2^-16)\n", p)
@@ -82,7 +82,7 @@ func demoFuse(w io.Writer, dir string, n uint64, p, standardBitsPerKey float64, 
 
 // fuseRate is the rate a fuse filter built for p has: 2^-8 or 2^-16.
 func fuseRate(p float64) float64 {
-	if bits, err := variants["fuse"].static.fingerprintBits(p); err == nil && bits == 16 {
+	if bits, err := staticDefault().static.fingerprintBits(p); err == nil && bits == 16 {
 		return 1.0 / 65536
 	}
 	return 1.0 / 256

@@ -69,7 +69,7 @@ type filterFlags struct {
 
 func (ff *filterFlags) define(fs *flag.FlagSet, defaultN uint64) {
 	ff.n.n = defaultN
-	fs.StringVar(&ff.variant, "variant", "standard", "filter variant: "+variantNames())
+	fs.StringVar(&ff.variant, "variant", defaultVariant(), "filter variant: "+variantNames())
 	fs.Var(&ff.n, "n", "expected number of keys (forms like 200000 or 1e9)")
 	fs.Float64Var(&ff.p, "p", 0.01, "target false-positive rate, in (0,1)")
 	ff.alloc.define(fs)

@@ -31,7 +31,10 @@
 // instructions (package prefetch, PREFETCHT0), which nothing waits for,
 // elsewhere with one load per block; either way a group's cache misses
 // overlap. Split is the same fields read as the 256-bit split-block
-// layout: a conversion of a Filter, not a second copy of its words.
+// layout: a conversion of a Filter, not a second copy of its words. A
+// filter that may be of either layout (partitioned) keeps one Layout
+// record, chosen when it is made (Cache512 or SplitBlock256), and calls
+// every operation through it.
 // Changing which bits a key sets would make every existing file answer
 // wrongly, so golden vectors in the tests pin them.
 package blocked

@@ -113,7 +113,10 @@ func splitBlock(words []uint64, blocks, h1 uint64) *[SplitBlockWords]uint64 {
 
 // Contains reports whether all eight bits of d are set: one block, four
 // loads, one compare, no branch before it.
-func (s Split) Contains(d hashing.Digest) bool {
+func (s Split) Contains(d hashing.Digest) bool { return splitContainsDigest(Filter(s), d) }
+
+// splitContainsDigest is Split.Contains on the words of t (SplitBlock256.Contains).
+func splitContainsDigest(s Filter, d hashing.Digest) bool {
 	if len(s.Words) == 0 {
 		return true // a closed filter rules nothing out
 	}
@@ -140,7 +143,10 @@ func splitContains(blk *[SplitBlockWords]uint64, x uint32) bool {
 // Add sets the eight bits of d and reports whether any was unset. Safe for
 // concurrent use: a word with a bit still clear gets one atomic OR, a word
 // whose bits are all set is not written (re-adding a key dirties no page).
-func (s Split) Add(d hashing.Digest) bool {
+func (s Split) Add(d hashing.Digest) bool { return splitAddDigest(Filter(s), d) }
+
+// splitAddDigest is Split.Add on the words of t (SplitBlock256.Add).
+func splitAddDigest(s Filter, d hashing.Digest) bool {
 	if len(s.Words) == 0 {
 		return false
 	}
@@ -176,7 +182,10 @@ func splitAdd(blk *[SplitBlockWords]uint64, x uint32) bool {
 // AddPlain is Add with plain loads and stores, for one goroutine that
 // builds a filter nobody else uses meanwhile (see Filter.AddPlain): no
 // branch, four ORs.
-func (s Split) AddPlain(d hashing.Digest) bool {
+func (s Split) AddPlain(d hashing.Digest) bool { return splitAddPlainDigest(Filter(s), d) }
+
+// splitAddPlainDigest is Split.AddPlain on the words of t (SplitBlock256.AddPlain).
+func splitAddPlainDigest(s Filter, d hashing.Digest) bool {
 	if len(s.Words) == 0 {
 		return false
 	}

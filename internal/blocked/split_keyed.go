@@ -66,10 +66,15 @@ func splitContainsKeySlow(t *Filter, hash *hashing.Hasher, key []byte) bool {
 // AddKey adds key and reports whether it was new: Add of its digest under
 // hash. Safe for concurrent use.
 func (s Split) AddKey(hash *hashing.Hasher, key []byte) bool {
+	return SplitAddKey(Filter(s), hash, key)
+}
+
+// SplitAddKey is Split.AddKey on the words of s.
+func SplitAddKey(s Filter, hash *hashing.Hasher, key []byte) bool {
 	var h uint64
 	switch {
 	case hash.Scheme() != hashing.Scheme2:
-		return s.Add(hash.Sum(key))
+		return splitAddDigest(s, hash.Sum(key))
 	case hashing.Short(len(key)):
 		h = hash.Sum9to16(key)
 	case hashing.Medium(len(key)):

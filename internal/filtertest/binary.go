@@ -101,11 +101,7 @@ func binaryGob[F Binary](t *testing.T, c BinaryCase[F], f F) {
 // set 1, is left as it was. data is a good encoding.
 func binaryBadBytes[F Binary](t *testing.T, c BinaryCase[F], data []byte, g F) {
 	// A filter of another variant: a header of another tag.
-	h := mmapstore.Header{Variant: mmapstore.Counting, M: 1000, K: 3, CellBits: 4, Capacity: 100,
-		TargetFPR: 0.01, PayloadLen: mmapstore.CellBytes(1000, 4)}
-	if c.Tag == mmapstore.Counting {
-		h.Variant, h.CellBits, h.PayloadLen = mmapstore.Standard, 1, mmapstore.CellBytes(1000, 1)
-	}
+	h := foreignHeader(c.Tag)
 	var foreign bytes.Buffer
 	_, err := mmapstore.WriteStream(&foreign, h, make([]uint64, h.PayloadLen/8))
 	require.NoError(t, err)

@@ -211,11 +211,7 @@ func OpenErrors[F Stream[F]](t *testing.T, v Variant[F]) {
 
 	// Files of another variant.
 	foreign := map[string]func(string) error{"header": func(path string) error {
-		h := mmapstore.Header{Variant: mmapstore.Counting, M: 1000, K: 3, CellBits: 4, Capacity: 100, TargetFPR: 0.01,
-			PayloadLen: mmapstore.CellBytes(1000, 4)}
-		if v.Tag == mmapstore.Counting {
-			h.Variant, h.CellBits, h.PayloadLen = mmapstore.Standard, 1, mmapstore.CellBytes(1000, 1)
-		}
+		h := foreignHeader(v.Tag)
 		mf, err := mmapstore.Create(path, h)
 		if err != nil {
 			return err

@@ -29,11 +29,7 @@ func RunFileErrors[F Stream[F]](t *testing.T, v Variant[F], pkg string) {
 	data, err := os.ReadFile(good)
 	require.NoError(t, err)
 
-	other := mmapstore.Header{Variant: mmapstore.Counting, M: 1000, K: 3, CellBits: 4, Capacity: 100,
-		TargetFPR: 0.01, PayloadLen: mmapstore.CellBytes(1000, 4)}
-	if v.Tag == mmapstore.Counting {
-		other.Variant, other.CellBits, other.PayloadLen = mmapstore.Standard, 1, mmapstore.CellBytes(1000, 1)
-	}
+	other := foreignHeader(v.Tag)
 
 	cases := []struct {
 		name     string
@@ -76,4 +72,18 @@ func RunFileErrors[F Stream[F]](t *testing.T, v Variant[F], pkg string) {
 			}
 		})
 	}
+}
+
+// foreignHeader is the header of a valid file of a variant other than tag
+// (counting; standard for counting), whose layout is registered as its
+// package registers it: a variant's tests link no other variant.
+func foreignHeader(tag mmapstore.Variant) mmapstore.Header {
+	h := mmapstore.Header{Variant: mmapstore.Counting, M: 1000, K: 3, CellBits: 4, Capacity: 100,
+		TargetFPR: 0.01, PayloadLen: mmapstore.CellBytes(1000, 4)}
+	mmapstore.RegisterVariant(mmapstore.Counting, "counting", mmapstore.CellArray(4))
+	if tag == mmapstore.Counting {
+		h.Variant, h.CellBits, h.PayloadLen = mmapstore.Standard, 1, mmapstore.CellBytes(1000, 1)
+		mmapstore.RegisterVariant(mmapstore.Standard, "standard", mmapstore.CellArray(1))
+	}
+	return h
 }

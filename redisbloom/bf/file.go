@@ -11,7 +11,14 @@ import (
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
-func init() { filterfile.Register(mmapstore.RedisBloomBF, Open, OpenReadOnly) }
+// The one description of this variant: programs open its files through
+// package filterfile (keys are made by moving them in, not for (n, p)).
+func init() {
+	filterfile.Register(filterfile.Variant{
+		Name: "redisbloom-bf", Tag: mmapstore.RedisBloomBF, Layout: mmapstore.RedisBloomChain,
+		Open: filterfile.Face(Open), OpenReadOnly: filterfile.Face(OpenReadOnly),
+	})
+}
 
 // Compile-time checks of the faces the chain shows.
 var (

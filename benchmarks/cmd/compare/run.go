@@ -98,14 +98,7 @@ func run(cfg *config, stdout, stderr io.Writer) error {
 	}
 	defer os.RemoveAll(tmp)
 
-	r := &Run{Machine: describeMachine(), Started: time.Now(), LoadStart: loadAverage()}
-	r.Config.Sizes, r.Config.URLSizes, r.Config.P = cfg.sizes, cfg.urlSizes, cfg.p
-	r.Config.Sweep, r.Config.SweepN, r.Config.SweepErrors = cfg.sweep, cfg.sweepN, cfg.sweepErrors
-	r.Config.FPRTrials, r.Config.BenchTime, r.Config.SummaryN = cfg.fprTrials, cfg.benchTime.String(), cfg.summaryN
-	r.Config.Reps = cfg.reps
-	for _, v := range cfg.variants {
-		r.Config.Variants = append(r.Config.Variants, v.Name)
-	}
+	r := newRun(cfg)
 
 	var workloads []bench.Workload
 	for _, n := range cfg.sizes {
@@ -159,6 +152,19 @@ func run(cfg *config, stdout, stderr io.Writer) error {
 	}
 	logf("wrote %s (results.md, results.json, *.png) in %s", cfg.out, r.Duration)
 	return nil
+}
+
+// newRun starts the record of a run of cfg.
+func newRun(cfg *config) *Run {
+	r := &Run{Machine: describeMachine(), Started: time.Now(), LoadStart: loadAverage()}
+	r.Config.Sizes, r.Config.URLSizes, r.Config.P = cfg.sizes, cfg.urlSizes, cfg.p
+	r.Config.Sweep, r.Config.SweepN, r.Config.SweepErrors = cfg.sweep, cfg.sweepN, cfg.sweepErrors
+	r.Config.FPRTrials, r.Config.BenchTime, r.Config.SummaryN = cfg.fprTrials, cfg.benchTime.String(), cfg.summaryN
+	r.Config.Reps = cfg.reps
+	for _, v := range cfg.variants {
+		r.Config.Variants = append(r.Config.Variants, v.Name)
+	}
+	return r
 }
 
 // checkpoint writes what a run has measured so far to results.json, so an

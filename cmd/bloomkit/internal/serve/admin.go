@@ -3,14 +3,13 @@ package serve
 import (
 	"crypto/subtle"
 	"errors"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/tidwall/redcon"
 )
 
-func cmdPing(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdPing(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	switch len(args) {
 	case 1:
 		c.WriteString("PONG")
@@ -21,7 +20,7 @@ func cmdPing(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	}
 }
 
-func cmdEcho(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdEcho(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 2 {
 		arity(c, cl)
 		return
@@ -29,7 +28,7 @@ func cmdEcho(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	c.WriteBulk(args[1])
 }
 
-func cmdQuit(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdQuit(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	c.WriteString("OK")
 	c.Close()
 }
@@ -38,7 +37,7 @@ func cmdQuit(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 // Redis 7 does: protover 2 or 3 switches the connection to that protocol
 // (after the options succeed), and the reply is a map of the server's
 // facts (an array of pairs in RESP2). Other versions get NOPROTO.
-func cmdHello(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdHello(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	proto := cl.proto
 	if len(args) > 1 {
 		v, err := strconv.Atoi(string(args[1]))
@@ -101,7 +100,7 @@ func cmdHello(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 // check it; the commands are those of Redis 7.0 with RedisBloom 2.6.
 const redisVersion = "7.0.0"
 
-func cmdAuth(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdAuth(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 2 && len(args) != 3 {
 		arity(c, cl)
 		return
@@ -122,7 +121,7 @@ func cmdAuth(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 // authenticate is AUTH user pass, for AUTH and HELLO's AUTH alike: the only
 // user is "default" (Redis's user without ACLs); any other is refused with
 // Redis's error, whatever the password.
-func (s *Server) authenticate(c redcon.Conn, cl *client, user, pass []byte) bool {
+func (s *Server) authenticate(c wire.Conn, cl *client, user, pass []byte) bool {
 	if string(user) != "default" {
 		s.clientError(c.RemoteAddr(), "unknown user")
 		c.WriteError("WRONGPASS invalid username-password pair or user is disabled.")
@@ -131,7 +130,7 @@ func (s *Server) authenticate(c redcon.Conn, cl *client, user, pass []byte) bool
 	return s.checkPassword(c, cl, pass)
 }
 
-func (s *Server) checkPassword(c redcon.Conn, cl *client, pass []byte) bool {
+func (s *Server) checkPassword(c wire.Conn, cl *client, pass []byte) bool {
 	if s.cfg.Password != "" && subtle.ConstantTimeCompare(pass, []byte(s.cfg.Password)) != 1 {
 		s.clientError(c.RemoteAddr(), "wrong password")
 		c.WriteError("WRONGPASS invalid username-password pair or user is disabled.")
@@ -144,7 +143,7 @@ func (s *Server) checkPassword(c redcon.Conn, cl *client, pass []byte) bool {
 	return true
 }
 
-func cmdSelect(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdSelect(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 2 {
 		arity(c, cl)
 		return
@@ -160,7 +159,7 @@ func cmdSelect(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	}
 }
 
-func cmdDBSize(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdDBSize(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 1 {
 		arity(c, cl)
 		return
@@ -180,7 +179,7 @@ func (s *Server) present(key []byte) bool {
 	return err == nil
 }
 
-func cmdExistsKeys(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdExistsKeys(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) < 2 {
 		arity(c, cl)
 		return
@@ -194,7 +193,7 @@ func cmdExistsKeys(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	c.WriteInt(n)
 }
 
-func cmdType(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdType(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 2 {
 		arity(c, cl)
 		return
@@ -206,7 +205,7 @@ func cmdType(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	}
 }
 
-func cmdDel(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdDel(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) < 2 {
 		arity(c, cl)
 		return
@@ -225,7 +224,7 @@ func cmdDel(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	c.WriteInt(n)
 }
 
-func cmdKeys(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdKeys(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 2 {
 		arity(c, cl)
 		return
@@ -255,7 +254,7 @@ func cmdKeys(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 
 // cmdScan: SCAN cursor [MATCH pattern] [COUNT n] [TYPE t]; the cursor is
 // a position in the sorted list of names.
-func cmdScan(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdScan(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) < 2 || len(args)%2 != 0 {
 		arity(c, cl)
 		return
@@ -327,7 +326,7 @@ func scanOptions(args [][]byte) (pattern string, count int, typ string, err erro
 // redis-benchmark and some clients read (the server has neither RDB nor
 // AOF: "save" is empty, "appendonly" no) and nothing else; CONFIG SET and
 // the rest are refused, since the settings are flags.
-func cmdConfig(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdConfig(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) < 2 {
 		arity(c, cl)
 		return

@@ -2,13 +2,12 @@ package serve
 
 import (
 	"fmt"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/tidwall/redcon"
 )
 
 // ext is the server state of issue 31's commands.
@@ -29,7 +28,7 @@ type ext struct {
 
 // addClient registers a new connection for CLIENT LIST/KILL and gives it
 // its CLIENT ID.
-func (s *Server) addClient(c redcon.Conn, cl *client) {
+func (s *Server) addClient(c wire.Conn, cl *client) {
 	s.x.expOnce.Do(s.startExpiry)
 	s.x.mu.Lock()
 	defer s.x.mu.Unlock()
@@ -76,7 +75,7 @@ func clientLine(cl *client, now time.Time) string {
 
 // cmdClient: CLIENT ID, GETNAME, SETNAME, SETINFO, INFO, LIST [ID id...],
 // KILL addr | KILL [ID id] [ADDR addr] [LADDR addr] [SKIPME yes|no].
-func cmdClient(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdClient(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) < 2 {
 		arity(c, cl)
 		return
@@ -118,7 +117,7 @@ func cmdClient(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	}
 }
 
-func (s *Server) clientList(c redcon.Conn, args [][]byte) {
+func (s *Server) clientList(c wire.Conn, args [][]byte) {
 	var only map[uint64]bool
 	if len(args) > 0 {
 		if !strings.EqualFold(string(args[0]), "id") || len(args) < 2 {
@@ -155,7 +154,7 @@ func (s *Server) clientList(c redcon.Conn, args [][]byte) {
 // clientKill closes the connections that match, as Redis's CLIENT KILL:
 // the old form (one address) answers OK or "No such client", the new form
 // the number of clients killed.
-func (s *Server) clientKill(c redcon.Conn, cl *client, args [][]byte) {
+func (s *Server) clientKill(c wire.Conn, cl *client, args [][]byte) {
 	old := len(args) == 1
 	var id uint64
 	var addr, laddr string
@@ -197,7 +196,7 @@ func (s *Server) clientKill(c redcon.Conn, cl *client, args [][]byte) {
 			}
 		}
 	}
-	var victims []redcon.Conn
+	var victims []wire.Conn
 	s.x.mu.Lock()
 	for _, o := range s.x.clients {
 		switch {

@@ -2,25 +2,11 @@ package serve
 
 import (
 	"fmt"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"os"
 	"runtime"
 	"strings"
-
-	"github.com/tidwall/redcon"
 )
-
-// moreCommands are issue 31's commands, added to the command table by
-// conn.go's init.
-var moreCommands = map[string]cmdFunc{
-	"multi": cmdMulti, "exec": cmdExec, "discard": cmdDiscard,
-	"watch": cmdWatch, "unwatch": cmdUnwatch,
-	"module": cmdModule, "memory": cmdMemory,
-	"rename": cmdRename, "renamenx": cmdRename,
-	"expire": cmdExpire, "pexpire": cmdExpire, "expireat": cmdExpire, "pexpireat": cmdExpire,
-	"ttl": cmdTTL, "pttl": cmdTTL, "persist": cmdPersist,
-	"flushdb": cmdFlush, "flushall": cmdFlush,
-	"bf.scandump": cmdScanDump, "bf.loadchunk": cmdLoadChunk,
-}
 
 // moduleVersion is the RedisBloom version the server answers as (the
 // module "bf" of RedisBloom 2.6.28, whose replies it matches).
@@ -29,7 +15,7 @@ const moduleVersion = 20628
 // writeModules writes the module list of MODULE LIST and HELLO: the one
 // module "bf", so that clients and dashboards that look for RedisBloom
 // find it. Its path is the server's executable.
-func writeModules(c redcon.Conn) {
+func writeModules(c wire.Conn) {
 	path, _ := os.Executable()
 	c.WriteArray(1)
 	writeMap(c, 4)
@@ -43,7 +29,7 @@ func writeModules(c redcon.Conn) {
 	c.WriteArray(0)
 }
 
-func cmdModule(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdModule(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) < 2 {
 		arity(c, cl)
 		return
@@ -60,7 +46,7 @@ func cmdModule(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 
 // cmdMemory: MEMORY USAGE key [SAMPLES n]: the bytes of the key's filter
 // file (mapped); null for a missing key.
-func cmdMemory(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdMemory(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) < 2 {
 		arity(c, cl)
 		return
@@ -132,7 +118,7 @@ func humanBytes(n uint64) string {
 
 // cmdFlush: FLUSHDB and FLUSHALL [ASYNC|SYNC] delete every key (as DEL),
 // only on a server started with -enable-flush.
-func cmdFlush(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdFlush(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) > 2 {
 		c.WriteError("ERR syntax error")
 		return

@@ -2,12 +2,11 @@ package serve
 
 import (
 	"errors"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/tidwall/redcon"
 )
 
 // RENAME src dst and RENAMENX src dst, as Redis: src's file (and its
@@ -16,7 +15,7 @@ import (
 // their write locks and s.mu, a written file sealed: no command sees a
 // half-renamed key, and a write waiting on either key finds it gone and
 // looks it up again.
-func cmdRename(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdRename(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 3 {
 		arity(c, cl)
 		return

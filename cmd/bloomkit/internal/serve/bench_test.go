@@ -303,7 +303,7 @@ func dispatchRequest(b *testing.B) (ts *testServer, req []byte, cmds int) {
 // as GOMAXPROCS at once (b.RunParallel), each its own respConn as an event
 // loop or a goroutine runs it: the request path's scaling with cores
 // without the network and the load generator, which a 2-core machine
-// cannot leave out (issue32.sh's scaling case). -cpu 1,2: ns/command
+// cannot leave out (speed-vs-redisbloom.sh's scaling case). -cpu 1,2: ns/command
 // should halve.
 func BenchmarkDispatchParallel(b *testing.B) {
 	ts, req, cmds := dispatchRequest(b)
@@ -325,7 +325,7 @@ func BenchmarkDispatchParallel(b *testing.B) {
 // NONSCALING filter (partitioned) larger than the caches, through the
 // request path without the network (as BenchmarkDispatch); reports items
 // a second. BLOOMKIT_SERVE_MADD_CAP sets the capacity (default 1e7,
-// 12 MB; issue32.sh's case is 1e8).
+// 12 MB; speed-vs-redisbloom.sh's case is 1e8).
 func BenchmarkMAdd(b *testing.B) {
 	capacity := 10_000_000
 	if v := os.Getenv("BLOOMKIT_SERVE_MADD_CAP"); v != "" {

@@ -2,10 +2,9 @@ package serve
 
 import (
 	"errors"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"strconv"
 	"strings"
-
-	"github.com/tidwall/redcon"
 )
 
 // Replies and errors follow RedisBloom 2.6 (src/rebloom.c) byte for byte
@@ -26,7 +25,7 @@ const (
 const maxExpansion = 32768
 
 // keyError replies the error of a lookup or create.
-func (s *Server) keyError(c redcon.Conn, err error) {
+func (s *Server) keyError(c wire.Conn, err error) {
 	switch {
 	case errors.Is(err, errNoKey):
 		c.WriteError(errNotFound)
@@ -38,7 +37,7 @@ func (s *Server) keyError(c redcon.Conn, err error) {
 	}
 }
 
-func cmdExists(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdExists(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 3 {
 		arity(c, cl)
 		return
@@ -84,7 +83,7 @@ func (s *Server) count(e *entry, hit bool) {
 	}
 }
 
-func cmdMExists(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdMExists(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) < 3 {
 		arity(c, cl)
 		return
@@ -113,7 +112,7 @@ func cmdMExists(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	k.reply(c, cl.found[:len(keys)])
 }
 
-func cmdCard(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdCard(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 2 {
 		arity(c, cl)
 		return
@@ -123,7 +122,7 @@ func cmdCard(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 
 // withFilter runs f on the filter of key; a missing key gets 0 (BF.CARD)
 // or "ERR not found".
-func withFilter(s *Server, c redcon.Conn, key []byte, zeroIfMissing bool, f func(*handle)) {
+func withFilter(s *Server, c wire.Conn, key []byte, zeroIfMissing bool, f func(*handle)) {
 	_, ls, err := s.acquireKey(key)
 	if errors.Is(err, errNoKey) && zeroIfMissing {
 		c.WriteInt(0)
@@ -142,7 +141,7 @@ var infoFields = []struct{ arg, label string }{
 	{"items", "Number of items inserted"}, {"expansion", "Expansion rate"},
 }
 
-func cmdInfoBF(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdInfoBF(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 2 && len(args) != 3 {
 		arity(c, cl)
 		return
@@ -186,7 +185,7 @@ func cmdInfoBF(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	})
 }
 
-func cmdReserve(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdReserve(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) < 4 || len(args) > 7 {
 		arity(c, cl)
 		return

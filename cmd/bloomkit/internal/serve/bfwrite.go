@@ -3,16 +3,15 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"log/slog"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/tidwall/redcon"
 )
 
-func cmdAdd(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdAdd(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 3 {
 		arity(c, cl)
 		return
@@ -20,7 +19,7 @@ func cmdAdd(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	s.insert(c, args[1], args[2:], s.defaultSpec(), true, false)
 }
 
-func cmdMAdd(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdMAdd(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) < 3 {
 		arity(c, cl)
 		return
@@ -35,7 +34,7 @@ func (s *Server) defaultSpec() spec {
 // cmdInsert: BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION e] [NOCREATE]
 // [NONSCALING] ITEMS item..., parsed as RedisBloom parses it (options
 // told apart by their first letters).
-func cmdInsert(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdInsert(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) < 4 {
 		arity(c, cl)
 		return
@@ -114,7 +113,7 @@ func setInsertOption(sp *spec, a, v string) string {
 // set and the key has no file; multi replies an array (BF.MADD, BF.INSERT)
 // else one integer (BF.ADD). Writes to one key are serialized; the keys
 // acknowledged are journaled (see follow).
-func (s *Server) insert(c redcon.Conn, key []byte, items [][]byte, sp spec, create, multi bool) {
+func (s *Server) insert(c wire.Conn, key []byte, items [][]byte, sp spec, create, multi bool) {
 	e, err := s.writer(key, sp, create)
 	if err != nil {
 		s.keyError(c, err)

@@ -2,12 +2,10 @@ package serve
 
 import (
 	"fmt"
-	"maps"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"runtime/debug"
 	"strings"
 	"time"
-
-	"github.com/tidwall/redcon"
 )
 
 // client is the state of one connection.
@@ -25,11 +23,11 @@ type client struct {
 	proto   int         // 3 after HELLO 3 (resp3.go); else RESP2
 	tx      *txState    // the open transaction (multi.go)
 	id      uint64      // CLIENT ID (admin_clients.go)
-	conn    redcon.Conn
+	conn    wire.Conn
 	since   time.Time
 }
 
-func (s *Server) accept(c redcon.Conn) bool {
+func (s *Server) accept(c wire.Conn) bool {
 	s.stats.conns.Add(1)
 	if s.clients.Add(1) > int64(s.cfg.MaxClients) {
 		s.clients.Add(-1)
@@ -57,7 +55,7 @@ func (cl *client) gone(s *Server) bool {
 	return s.ctx.Err() != nil || (cl.guard != nil && cl.guard.gone())
 }
 
-func (s *Server) closed(c redcon.Conn, err error) {
+func (s *Server) closed(c wire.Conn, err error) {
 	if cl, ok := c.Context().(*client); ok {
 		s.removeClient(cl)
 		s.clients.Add(-1)
@@ -65,28 +63,7 @@ func (s *Server) closed(c redcon.Conn, err error) {
 	}
 }
 
-type cmdFunc func(s *Server, c redcon.Conn, cl *client, args [][]byte)
-
-// commands maps lower-case command names to their handlers; see
-// docs/serve.md for the table against RedisBloom.
-var commands map[string]cmdFunc
-
-func init() {
-	commands = map[string]cmdFunc{
-		"bf.reserve": cmdReserve, "bf.add": cmdAdd, "bf.madd": cmdMAdd,
-		"bf.exists": cmdExists, "bf.mexists": cmdMExists, "bf.insert": cmdInsert,
-		"bf.info": cmdInfoBF, "bf.card": cmdCard,
-		"ping": cmdPing, "echo": cmdEcho, "hello": cmdHello, "auth": cmdAuth,
-		"select": cmdSelect, "client": cmdClient, "command": cmdCommand,
-		"info": cmdInfo, "dbsize": cmdDBSize, "exists": cmdExistsKeys,
-		"type": cmdType, "del": cmdDel, "unlink": cmdDel, "keys": cmdKeys,
-		"scan": cmdScan, "quit": cmdQuit, "config": cmdConfig,
-	}
-	maps.Copy(commands, moreCommands) // issue 31's (admin_commands.go)
-}
-
-// noAuth are the commands a client may send before AUTH.
-var noAuth = map[string]bool{"auth": true, "hello": true, "quit": true}
+type cmdFunc func(s *Server, c wire.Conn, cl *client, args [][]byte)
 
 // lowerName sets cl.lower to name in lower case (ASCII).
 func (cl *client) lowerName(name []byte) {
@@ -98,7 +75,7 @@ func (cl *client) lowerName(name []byte) {
 	}
 }
 
-func (s *Server) handle(c redcon.Conn, cmd redcon.Command) {
+func (s *Server) handle(c wire.Conn, args [][]byte) {
 	cl, _ := c.Context().(*client)
 	if cl == nil {
 		c.Close()
@@ -111,8 +88,8 @@ func (s *Server) handle(c redcon.Conn, cmd redcon.Command) {
 	// cl.lower is the command's name in lower case: the caller's
 	// (respConn.runIn), which looks at it first.
 	// A command inside MULTI is queued by intercept below, never batched.
-	if cl.tx == nil && len(cmd.Args) == 3 && string(cl.lower) == "bf.exists" && cl.authed {
-		s.queueExists(c, cl, cmd.Args[1], cmd.Args[2])
+	if cl.tx == nil && len(args) == 3 && string(cl.lower) == "bf.exists" && cl.authed {
+		s.queueExists(c, cl, args[1], args[2])
 		return
 	}
 	// Replies stay in order: the lookups queued before are answered
@@ -122,24 +99,24 @@ func (s *Server) handle(c redcon.Conn, cmd redcon.Command) {
 	if string(cl.lower) != "bf.mexists" {
 		cl.readers.idle()
 	}
-	f := commands[string(cl.lower)]
-	if (cl.tx != nil || s.cfg.ReadOnly) && s.intercept(c, cl, f, cmd.Args) {
+	t := commands[string(cl.lower)]
+	if (cl.tx != nil || s.cfg.ReadOnly) && s.intercept(c, cl, t, args) {
 		return // queued in a transaction, or a write refused (multi.go)
 	}
-	if f == nil {
-		s.unknown(c, cmd.Args)
+	if t == nil {
+		s.unknown(c, args)
 		return
 	}
-	if !cl.authed && !noAuth[string(cl.lower)] {
+	if !cl.authed && !t.noAuth() {
 		c.WriteError("NOAUTH Authentication required.")
 		return
 	}
-	f(s, c, cl, cmd.Args)
+	t.run(s, c, cl, args)
 }
 
 // recoverConn, deferred, turns a panic of a command (a bug) into an error
 // reply and a closed connection, logged with its stack; the server goes on.
-func (s *Server) recoverConn(c redcon.Conn) {
+func (s *Server) recoverConn(c wire.Conn) {
 	if r := recover(); r != nil {
 		s.log.Error("internal error; connection closed", "client", c.RemoteAddr(), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 		c.WriteError("ERR internal error")
@@ -148,7 +125,7 @@ func (s *Server) recoverConn(c redcon.Conn) {
 }
 
 // unknown replies as Redis does to a command it does not have.
-func (s *Server) unknown(c redcon.Conn, args [][]byte) {
+func (s *Server) unknown(c wire.Conn, args [][]byte) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "ERR unknown command '%s', with args beginning with: ", clip(args[0], 128))
 	for _, a := range args[1:] {
@@ -173,6 +150,6 @@ func clip(b []byte, n int) string {
 }
 
 // arity replies Redis's error for a wrong number of arguments.
-func arity(c redcon.Conn, cl *client) {
+func arity(c wire.Conn, cl *client) {
 	c.WriteError("ERR wrong number of arguments for '" + string(cl.lower) + "' command")
 }

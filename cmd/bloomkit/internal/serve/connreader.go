@@ -3,8 +3,7 @@ package serve
 import (
 	"bytes"
 	"errors"
-
-	"github.com/tidwall/redcon"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -163,7 +162,7 @@ type existsBatch struct {
 }
 
 // queueExists takes BF.EXISTS key item into the connection's batch.
-func (s *Server) queueExists(c redcon.Conn, cl *client, key, item []byte) {
+func (s *Server) queueExists(c wire.Conn, cl *client, key, item []byte) {
 	b := &cl.batch
 	if len(b.items) > 0 && !bytes.Equal(b.key, key) {
 		s.flushExists(c, cl)
@@ -174,7 +173,7 @@ func (s *Server) queueExists(c redcon.Conn, cl *client, key, item []byte) {
 
 // flushExists answers the queued BF.EXISTS, in order, as cmdExists would
 // one by one.
-func (s *Server) flushExists(c redcon.Conn, cl *client) {
+func (s *Server) flushExists(c wire.Conn, cl *client) {
 	b := &cl.batch
 	items := b.items
 	if len(items) == 0 {
@@ -216,13 +215,13 @@ func (s *Server) flushExists(c redcon.Conn, cl *client) {
 func (b *existsBatch) release(n int) {
 	b.key = nil
 	clear(b.items[:n]) // the ones after were cleared by their own batch
-	if cap(b.items) > maxArgsKept {
+	if cap(b.items) > wire.MaxArgsKept {
 		b.items, b.found = nil, nil
 	}
 }
 
 // reply writes one reply per lookup (1 or true: found; resp3.go) and counts them.
-func (k *connKey) reply(c redcon.Conn, found []bool) {
+func (k *connKey) reply(c wire.Conn, found []bool) {
 	for _, f := range found {
 		if f {
 			k.hits++

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"hash/crc32"
 	"io"
 	"os"
@@ -12,8 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/tidwall/redcon"
 
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -52,7 +51,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func (s *Server) chunkBytes() int { return min(dumpChunk, s.cfg.MaxBulk-dumpHdr) }
 
-func cmdScanDump(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdScanDump(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 3 {
 		arity(c, cl)
 		return
@@ -172,7 +171,7 @@ func (s *Server) dumpParts(key, path string, iter int64, ident uint64, snap int6
 	if err != nil {
 		return 0, 0, err
 	}
-	if h.Variant != mmapstore.Growing {
+	if !h.HasHistory() {
 		return snap, 0, nil
 	}
 	s.x.mu.Lock()
@@ -205,7 +204,7 @@ type load struct {
 	at    time.Time
 }
 
-func cmdLoadChunk(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdLoadChunk(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 4 {
 		arity(c, cl)
 		return

@@ -4,6 +4,7 @@ package serve
 
 import (
 	"errors"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"io"
 	"os"
 	"runtime"
@@ -210,9 +211,9 @@ func (l *evLoop) run() {
 func (l *evLoop) serve(c *respConn, events int) {
 	g := c.nc.(*guardConn)
 	for {
-		n, err := c.nc.Read(c.rd.space())
+		n, err := c.nc.Read(c.rd.Space())
 		if n > 0 {
-			c.rd.w += n
+			c.rd.Filled(n)
 			switch c.runIn(l) {
 			case runClose:
 				l.drop(c, nil)
@@ -226,7 +227,7 @@ func (l *evLoop) serve(c *respConn, events int) {
 				return
 			}
 		}
-		if err != nil && err != errAgain {
+		if err != nil && err != wire.ErrAgain {
 			l.drop(c, err)
 			return
 		}

@@ -5,6 +5,7 @@ package serve
 import (
 	"bufio"
 	"fmt"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"io"
 	"net"
 	"path/filepath"
@@ -377,13 +378,13 @@ func TestEventLoopProtocolErrorToFullSocket(t *testing.T) {
 	sc, err := ln.Accept()
 	require.NoError(t, err)
 	defer sc.Close()
-	g := &guardConn{Conn: sc, raw: rawConnOf(sc), s: ts.Server, lim: limitsOf(&ts.cfg), authed: true}
-	g.rio = newRawIO(g.raw)
+	g := &guardConn{Conn: sc, raw: wire.RawConnOf(sc), s: ts.Server, lim: limitsOf(&ts.cfg), authed: true}
+	g.rio = wire.NewRawIO(g.raw)
 	require.NotNil(t, g.rio)
 	g.inLoop.Store(true)
 	chunk := make([]byte, 64<<10)
 	for {
-		if _, err := g.Write(chunk); err == errAgain {
+		if _, err := g.Write(chunk); err == wire.ErrAgain {
 			break
 		} else {
 			require.NoError(t, err)

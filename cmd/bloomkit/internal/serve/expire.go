@@ -3,6 +3,7 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"io/fs"
 	"math"
 	"os"
@@ -10,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/tidwall/redcon"
 
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -76,7 +75,7 @@ func (s *Server) readExpiryLocked(key string) (expiry, bool) {
 // file of another variant.
 func historyID(path string) uint64 {
 	h, err := mmapstore.ReadHeader(path)
-	if err != nil || h.Variant != mmapstore.Growing {
+	if err != nil || !h.HasHistory() {
 		return 0
 	}
 	return h.HistoryID
@@ -136,7 +135,7 @@ func (s *Server) writeExpiryLocked(key string, at int64) error {
 
 // cmdExpire: EXPIRE key seconds, PEXPIRE key ms, EXPIREAT key unix-s,
 // PEXPIREAT key unix-ms, with Redis's NX, XX, GT, LT options.
-func cmdExpire(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdExpire(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) < 3 {
 		arity(c, cl)
 		return
@@ -147,28 +146,9 @@ func cmdExpire(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 		c.WriteError("ERR value is not an integer or out of range")
 		return
 	}
-	var nx, xx, gt, lt bool
-	for _, o := range args[3:] {
-		switch strings.ToUpper(string(o)) {
-		case "NX":
-			nx = true
-		case "XX":
-			xx = true
-		case "GT":
-			gt = true
-		case "LT":
-			lt = true
-		default:
-			c.WriteError("ERR Unsupported option " + clip(o, 32))
-			return
-		}
-	}
-	if nx && (xx || gt || lt) {
-		c.WriteError("ERR NX and XX, GT or LT options at the same time are not compatible")
-		return
-	}
-	if gt && lt {
-		c.WriteError("ERR GT and LT options at the same time are not compatible")
+	nx, xx, gt, lt, msg := expireOptions(args[3:])
+	if msg != "" {
+		c.WriteError(msg)
 		return
 	}
 	now := time.Now().UnixMilli()
@@ -226,6 +206,32 @@ func cmdExpire(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	c.WriteInt(1)
 }
 
+// expireOptions parses EXPIRE's NX, XX, GT and LT; msg is the error reply
+// for an unknown or incompatible option.
+func expireOptions(opts [][]byte) (nx, xx, gt, lt bool, msg string) {
+	for _, o := range opts {
+		switch strings.ToUpper(string(o)) {
+		case "NX":
+			nx = true
+		case "XX":
+			xx = true
+		case "GT":
+			gt = true
+		case "LT":
+			lt = true
+		default:
+			return false, false, false, false, "ERR Unsupported option " + clip(o, 32)
+		}
+	}
+	if nx && (xx || gt || lt) {
+		return false, false, false, false, "ERR NX and XX, GT or LT options at the same time are not compatible"
+	}
+	if gt && lt {
+		return false, false, false, false, "ERR GT and LT options at the same time are not compatible"
+	}
+	return nx, xx, gt, lt, ""
+}
+
 // mulAdd is v*m+add, or false on overflow.
 func mulAdd(v, m, add int64) (int64, bool) {
 	if v > (math.MaxInt64-add)/m || v < math.MinInt64/m {
@@ -236,7 +242,7 @@ func mulAdd(v, m, add int64) (int64, bool) {
 
 // cmdTTL: TTL key (seconds) and PTTL key (ms); -2 for a missing key, -1
 // for a key without expiry.
-func cmdTTL(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdTTL(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 2 {
 		arity(c, cl)
 		return
@@ -258,7 +264,7 @@ func cmdTTL(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	}
 }
 
-func cmdPersist(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdPersist(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 2 {
 		arity(c, cl)
 		return

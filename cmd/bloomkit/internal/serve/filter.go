@@ -6,21 +6,18 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/bloomkit/bloomkit"
-	"github.com/bloomkit/bloomkit/counting"
+	_ "github.com/bloomkit/bloomkit/cmd/bloomkit/internal/variants" // links the variants
 	"github.com/bloomkit/bloomkit/filterfile"
-	_ "github.com/bloomkit/bloomkit/fuse" // registers its files with filterfile
-	"github.com/bloomkit/bloomkit/growing"
 	"github.com/bloomkit/bloomkit/mmapstore"
-	"github.com/bloomkit/bloomkit/partitioned"
-	"github.com/bloomkit/bloomkit/scalable"
-	"github.com/bloomkit/bloomkit/standard"
 )
 
-// filter.go is the only file of the server that names variant packages:
-// everything else sees a filter through the root face (bloomkit.Filter and
-// its optional interfaces) and the handle below.
+// The server knows each variant from its description (filterfile.Variant,
+// registered by the variant's package) and sees a filter through the root
+// face (bloomkit.Filter and its optional interfaces) and the handle below:
+// no file of the server names a variant.
 
 // handle is one opened filter file as mmapstore.Live serves it: the filter
 // and what the commands need to know about its variant.
@@ -158,16 +155,20 @@ func wrap(f bloomkit.Filter, v mmapstore.Variant, writable bool) *handle {
 	if b, ok := f.(bloomkit.DigestBatchContainer); ok {
 		h.manyDigests = b.ContainsDigests
 	}
-	switch x := f.(type) {
-	case *scalable.Filter:
+	if x, ok := f.(interface{ NumStages() int }); ok {
 		h.stagesOf = x.NumStages
+	}
+	switch x := f.(type) {
+	case interface{ Growth() float64 }:
 		h.expansion = func() int64 { return int64(x.Growth()) }
-	case *growing.Filter:
+	case interface{ Expansion() uint64 }:
 		// One table at any growth: BF.INFO's Number of filters is 1.
 		h.expansion = func() int64 { return int64(min(x.Expansion(), math.MaxInt64)) }
-		if writable {
-			h.hist = x
-			if hdr, err := mmapstore.ReadHeader(x.Path()); err == nil {
+	}
+	if hf, ok := f.(historyFilter); ok && writable {
+		h.hist = hf
+		if p, ok := f.(interface{ Path() string }); ok {
+			if hdr, err := mmapstore.ReadHeader(p.Path()); err == nil && hdr.HasHistory() {
 				h.histID = hdr.HistoryID
 			}
 		}
@@ -179,29 +180,36 @@ func wrap(f bloomkit.Filter, v mmapstore.Variant, writable bool) *handle {
 // errStatic: an add to a filter of a variant that takes none (fuse).
 var errStatic = errors.New("static filter: it takes no adds")
 
+// describe is the description of variant v (filterfile.Register), nil
+// for a variant whose package is not linked.
+func describe(v mmapstore.Variant) *filterfile.Variant {
+	d, _ := filterfile.Lookup(v)
+	return d
+}
+
 // takesAdds reports whether files of variant v can be opened for writing.
-func takesAdds(v mmapstore.Variant) bool { return v != mmapstore.Fuse }
+func takesAdds(v mmapstore.Variant) bool {
+	d := describe(v)
+	return d != nil && d.Static == nil
+}
 
 // logged reports whether files of variant v are written through a
 // write-ahead log of digests beside a sealed snapshot (wal.go): the fixed
-// variants. A growing filter has its own history log; a scalable one is
-// written in place and synced (msync), as files people have expect.
+// variants, which map a snapshot copy-on-write. A growing filter has its
+// own history log; a scalable one is written in place and synced (msync),
+// as files people have expect.
 func logged(v mmapstore.Variant) bool {
-	return v == mmapstore.Partitioned || v == mmapstore.Standard || v == mmapstore.Counting
+	d := describe(v)
+	return d != nil && d.Snapshot != nil
 }
 
 // openPrivate maps the fixed filter file at path copy-on-write: the
 // snapshot of a write-ahead-logged filter.
 func openPrivate(path string, v mmapstore.Variant) (bloomkit.Filter, error) {
-	switch v {
-	case mmapstore.Partitioned:
-		return partitioned.OpenPrivate(path)
-	case mmapstore.Standard:
-		return standard.OpenPrivate(path)
-	case mmapstore.Counting:
-		return counting.OpenPrivate(path)
+	if !logged(v) {
+		return nil, fmt.Errorf("%s: %s filters are not written through a log", path, v)
 	}
-	return nil, fmt.Errorf("%s: %s filters are not written through a log", path, v)
+	return describe(v).Snapshot(path)
 }
 
 // openHandle opens the filter file at path whatever its variant, read-only
@@ -209,7 +217,7 @@ func openPrivate(path string, v mmapstore.Variant) (bloomkit.Filter, error) {
 // fixed filter opened for writing is a snapshot and its write-ahead log
 // (openWAL; w says how). maxBytes caps the growth of a scalable or growing
 // filter opened for writing; grow is the server's growth check (scalable).
-func openHandle(path string, writable bool, maxBytes uint64, w walOpen, grow ...scalable.Option) (*handle, error) {
+func openHandle(path string, writable bool, maxBytes uint64, w walOpen, grow ...func(stageBytes uint64) error) (*handle, error) {
 	hdr, err := mmapstore.ReadHeader(path)
 	if err != nil {
 		return nil, err
@@ -223,23 +231,24 @@ func openHandle(path string, writable bool, maxBytes uint64, w walOpen, grow ...
 		}
 		return wrap(f, hdr.Variant, false), nil
 	}
-	var f bloomkit.Filter
-	switch {
-	case !takesAdds(hdr.Variant):
+	if !takesAdds(hdr.Variant) {
 		return nil, fmt.Errorf("%s: %w", path, errStatic)
-	case logged(hdr.Variant):
+	}
+	if logged(hdr.Variant) {
 		return openWAL(path, hdr.Variant, w)
-	case hdr.Variant == mmapstore.Scalable:
-		opts := grow
-		if maxBytes > 0 {
-			opts = append(opts, scalable.WithMaxBytes(maxBytes))
+	}
+	var f bloomkit.Filter
+	if d := describe(hdr.Variant); d.OpenWriter != nil {
+		o := filterfile.Options{MaxBytes: maxBytes}
+		if len(grow) > 0 {
+			o.GrowCheck = grow[0]
 		}
-		f, err = scalable.Open(path, opts...)
-	case hdr.Variant == mmapstore.Growing:
-		// Through a symlink, the history is beside the link's target.
-		f, err = growing.Open(resolved(path), growing.WithMaxBytes(maxBytes))
-	default:
-		f, err = filterfile.Open(path)
+		if hdr.HasHistory() {
+			path = resolved(path) // the history is beside a symlink's target
+		}
+		f, err = d.OpenWriter(path, o)
+	} else {
+		f, err = d.Open(path)
 	}
 	if err != nil {
 		return nil, err
@@ -262,75 +271,71 @@ type spec struct {
 // be opened with its write-ahead log (nil handle).
 func createFile(path string, s spec, fixed mmapstore.Variant, maxBytes uint64) (*handle, mmapstore.Variant, error) {
 	if s.scaling {
-		f, err := growing.Create(path, s.capacity, s.errorRate,
-			growing.WithExpansion(s.expansion), growing.WithMaxBytes(maxBytes))
+		d := filterfile.Default(filterfile.ServeScaling)
+		f, err := d.Create(path, s.capacity, s.errorRate, filterfile.Options{Expansion: s.expansion, MaxBytes: maxBytes})
 		if err != nil {
 			return nil, 0, err
 		}
-		return wrap(f, mmapstore.Growing, true), mmapstore.Growing, nil
+		return wrap(f, d.Tag, true), d.Tag, nil
 	}
-	var f bloomkit.Filter
-	var err error
-	switch fixed {
-	case mmapstore.Standard:
-		f, err = standard.Create(path, s.capacity, s.errorRate)
-	case mmapstore.Counting:
-		f, err = counting.Create(path, s.capacity, s.errorRate)
-	default:
-		fixed = mmapstore.Partitioned
-		f, err = partitioned.Create(path, s.capacity, s.errorRate)
+	d := describe(fixed)
+	if !logged(fixed) {
+		d = filterfile.Default(filterfile.ServeFixed)
 	}
+	f, err := d.Create(path, s.capacity, s.errorRate, filterfile.Options{})
 	if err != nil {
 		return nil, 0, err
 	}
-	return nil, fixed, f.Close() // sealed: the snapshot
+	return nil, d.Tag, f.Close() // sealed: the snapshot
 }
 
 // estimateBytes is the file size a new filter of spec s starts with, from
 // the sizing formulas alone (nothing is allocated): the check behind the
 // per-filter and per-directory limits.
 func estimateBytes(s spec, fixed mmapstore.Variant) (uint64, error) {
-	var m uint64
-	var err error
-	cell := uint64(1)
+	d := describe(fixed)
 	switch {
 	case s.scaling:
-		// A growing filter's first table is a blocked filter at rate p.
-		m, _, err = partitioned.Params(s.capacity, s.errorRate)
-	case fixed == mmapstore.Standard:
-		m, _, err = standard.Params(s.capacity, s.errorRate)
-	case fixed == mmapstore.Counting:
-		m, _, err = counting.Params(s.capacity, s.errorRate)
-		cell = 4
-	default:
-		m, _, err = partitioned.Params(s.capacity, s.errorRate)
+		d = filterfile.Default(filterfile.ServeScaling)
+	case !logged(fixed):
+		d = filterfile.Default(filterfile.ServeFixed)
 	}
-	if err != nil {
-		return 0, err
-	}
-	if m > (1<<62)/cell {
-		return 1 << 62, nil
-	}
-	return mmapstore.HeaderSize + (m*cell+63)/64*8, nil
+	return d.FileBytes(s.capacity, s.errorRate)
 }
 
-// variantByName maps the -fixed-variant flag to a tag.
+// variantByName maps the -fixed-variant flag to a tag: a variant written
+// through a write-ahead log ("": the default).
 func variantByName(name string) (mmapstore.Variant, error) {
-	switch name {
-	case "partitioned", "":
-		return mmapstore.Partitioned, nil
-	case "standard":
-		return mmapstore.Standard, nil
-	case "counting":
-		return mmapstore.Counting, nil
+	if name == "" {
+		return filterfile.Default(filterfile.ServeFixed).Tag, nil
 	}
-	return 0, fmt.Errorf("-fixed-variant %q: want partitioned, standard or counting", name)
+	if d, ok := filterfile.ByName(name); ok && d.Snapshot != nil {
+		return d.Tag, nil
+	}
+	names := fixedNames()
+	return 0, fmt.Errorf("-fixed-variant %q: want %s or %s", name,
+		strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+}
+
+// FixedVariantNames are the variants -fixed-variant takes, the default
+// first.
+func FixedVariantNames() []string { return fixedNames() }
+
+func fixedNames() []string {
+	def := filterfile.Default(filterfile.ServeFixed).Name
+	names := []string{def}
+	for _, n := range filterfile.Names(func(d *filterfile.Variant) bool { return d.Snapshot != nil }) {
+		if n != def {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // logPath is the write-ahead log of the filter file at path: the one
 // naming scheme of every logged file (growing's history included). The
 // log is beside the file: beside a symlink's target.
-func logPath(path string) string { return growing.HistoryPath(resolved(path)) }
+func logPath(path string) string { return mmapstore.LogPath(resolved(path)) }
 
 // resolved is path with its symlinks resolved (path itself when that
 // fails: the file is missing).
@@ -344,7 +349,7 @@ func resolved(path string) string {
 // errGrowthLimit reports whether err is a growth refused for a size
 // limit (growing.WithMaxBytes, scalable.WithMaxBytes).
 func errGrowthLimit(err error) bool {
-	return errors.Is(err, growing.ErrTooLarge)
+	return errors.Is(err, filterfile.ErrTooLarge)
 }
 
 // sealFile seals the filter file at path whose writer was killed before
@@ -364,11 +369,11 @@ func sealFile(path string) error {
 // growth is retried by the next add that needs it (space may be freed).
 // Two filters growing at once may both pass: the folder can exceed the
 // limit by one stage.
-func (s *Server) growCheck() []scalable.Option {
+func (s *Server) growCheck() []func(stageBytes uint64) error {
 	if s.cfg.MaxDirBytes == 0 {
 		return nil
 	}
-	return []scalable.Option{scalable.WithGrowCheck(func(stage uint64) error {
+	return []func(uint64) error{func(stage uint64) error {
 		used, err := dirBytes(s.cfg.Dir)
 		if err != nil {
 			return err
@@ -378,7 +383,7 @@ func (s *Server) growCheck() []scalable.Option {
 				stage, used+stage, s.cfg.MaxDirBytes)
 		}
 		return nil
-	})}
+	}}
 }
 
 // replayer returns the functions that replay a log's digests into f, a
@@ -388,21 +393,22 @@ func (s *Server) growCheck() []scalable.Option {
 // per core, each its range of blocks (its Builder's Parts), while the
 // next chunk is read (see partReplay, walreplay.go); a
 // standard or counting one by its Builder.
-func replayer(f bloomkit.Filter) (add func([]bloomkit.Digest), done func()) {
-	switch x := f.(type) {
-	case *partitioned.Filter:
-		b := x.Builder()
+func replayer(f bloomkit.Filter, v mmapstore.Variant) (add func([]bloomkit.Digest), done func()) {
+	d := describe(v)
+	switch {
+	case d != nil && d.Builder != nil && d.Parts != nil:
+		b := d.Builder(f)
 		var parts []digestsPart
-		for _, p := range b.Parts(runtime.GOMAXPROCS(0)) {
+		for _, p := range d.Parts(b, runtime.GOMAXPROCS(0)) {
 			parts = append(parts, p)
 		}
 		r := newPartReplay(parts, b.Flush)
 		return r.add, r.done
-	case *standard.Filter:
-		b := x.Builder()
-		return func(ds []bloomkit.Digest) { b.AddDigests(ds) }, b.Flush
-	case *counting.Filter:
-		b := x.Builder()
+	case d != nil && d.Builder != nil:
+		b := d.Builder(f)
+		if many, ok := b.(filterfile.DigestsAdder); ok {
+			return func(ds []bloomkit.Digest) { many.AddDigests(ds) }, b.Flush
+		}
 		return func(ds []bloomkit.Digest) {
 			for _, d := range ds {
 				b.AddDigest(d)
@@ -418,8 +424,8 @@ func replayer(f bloomkit.Filter) (add func([]bloomkit.Digest), done func()) {
 }
 
 // oneBlockPerKey reports whether every key of f lives in one block, one
-// page of its file (partitioned), rather than k places.
+// page of its file (a blocked filter), rather than k places.
 func oneBlockPerKey(f bloomkit.Filter) bool {
-	_, ok := f.(*partitioned.Filter)
+	_, ok := f.(interface{ Blocks() uint64 })
 	return ok
 }

@@ -3,6 +3,7 @@ package serve
 import (
 	"bytes"
 	"errors"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"io"
 	"log/slog"
 	"net"
@@ -30,7 +31,7 @@ var fuzzSeeds = []string{
 }
 
 // FuzzParser: whatever the guard lets through, the server's parser
-// (respReader) takes without a panic, and no accepted command breaks the
+// (wire.Reader) takes without a panic, and no accepted command breaks the
 // limits.
 func FuzzParser(f *testing.F) {
 	for _, s := range fuzzSeeds {
@@ -70,7 +71,7 @@ func readAll(r io.Reader) []byte {
 	}
 }
 
-// parseAll parses data with a respReader fed in two reads, split at cut
+// parseAll parses data with a wire.Reader fed in two reads, split at cut
 // (mod the length), and returns copies of the commands; a protocol error
 // ends them.
 func parseAll(t *testing.T, data []byte, cut int) [][][]byte {
@@ -79,20 +80,20 @@ func parseAll(t *testing.T, data []byte, cut int) [][][]byte {
 }
 
 func parseAllErr(t *testing.T, data []byte, cut int) ([][][]byte, error) {
-	var rd respReader
+	var rd wire.Reader
 	var cmds [][][]byte
 	cut %= len(data) + 1
 	for len(data) > 0 {
-		sp := rd.space()
+		sp := rd.Space()
 		if cut > 0 {
 			sp = sp[:min(len(sp), cut)]
 		}
 		n := copy(sp, data)
 		data = data[n:]
 		cut -= n
-		rd.w += n
+		rd.Filled(n)
 		for {
-			args, err := rd.next()
+			args, err := rd.Next()
 			if err != nil {
 				return cmds, err
 			}
@@ -105,16 +106,16 @@ func parseAllErr(t *testing.T, data []byte, cut int) ([][][]byte, error) {
 			}
 			cmds = append(cmds, c)
 		}
-		rd.reset()
+		rd.Reset()
 	}
 	return cmds, nil
 }
 
 // FuzzRESPReader: on every stream the guard lets through, the server's
-// parser (respReader, fed in reads split anywhere) returns the commands
+// parser (wire.Reader, fed in reads split anywhere) returns the commands
 // redcon's parser returns, and a protocol error where redcon has one
 // (redcon drops the whole commands read in the same batch as the error;
-// respReader answers them first, as Redis does).
+// wire.Reader answers them first, as Redis does).
 func FuzzRESPReader(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s), uint8(3))
@@ -153,18 +154,18 @@ func FuzzRESPReader(f *testing.F) {
 		}
 		got, err := parseAllErr(t, passed, int(split))
 		if wantErr != (err != nil) {
-			t.Fatalf("%q: redcon's error %v, respReader's %v", passed, wantErr, err)
+			t.Fatalf("%q: redcon's error %v, wire.Reader's %v", passed, wantErr, err)
 		}
 		if len(got) < len(want) || (!wantErr && len(got) != len(want)) {
-			t.Fatalf("%q: respReader %q, redcon %q", passed, got, want)
+			t.Fatalf("%q: wire.Reader %q, redcon %q", passed, got, want)
 		}
 		for i := range want {
 			if len(got[i]) != len(want[i]) {
-				t.Fatalf("%q: command %d: respReader %q, redcon %q", passed, i, got[i], want[i])
+				t.Fatalf("%q: command %d: wire.Reader %q, redcon %q", passed, i, got[i], want[i])
 			}
 			for j := range want[i] {
 				if !bytes.Equal(got[i][j], want[i][j]) {
-					t.Fatalf("%q: command %d: respReader %q, redcon %q", passed, i, got[i], want[i])
+					t.Fatalf("%q: command %d: wire.Reader %q, redcon %q", passed, i, got[i], want[i])
 				}
 			}
 		}

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -102,8 +103,8 @@ func TestRawReplies(t *testing.T) {
 		{[]string{"SELECT", "0"}, "+OK"},
 		{[]string{"SELECT", "3"}, "-ERR DB index is out of range"},
 		{[]string{"AUTH", "x"}, "-ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"},
-		{[]string{"COMMAND", "COUNT"}, ":25"},
-		{[]string{"COMMAND", "INFO", "bf.add", "nope"}, "*[*[$bf.add :3 *[+write +denyoom] :1 :1 :1 *[]] $nil]"},
+		{[]string{"COMMAND", "COUNT"}, ":" + strconv.Itoa(len(commandTable))},
+		{[]string{"COMMAND", "INFO", "bf.add", "nope"}, "*[*[$bf.add :-1 *[+write +denyoom +module] :1 :1 :1 *[]] $nil]"},
 		{[]string{"CONFIG", "GET", "save"}, "*[$save $]"},
 		{[]string{"CONFIG", "SET", "save", ""}, "-ERR CONFIG SET is not supported by bloomkit serve (its settings are flags)"},
 		{[]string{"BF.ADD", "k", "v"}, ":1"},

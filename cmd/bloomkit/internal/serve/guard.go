@@ -3,6 +3,7 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"io"
 	"net"
 	"sync/atomic"
@@ -10,10 +11,10 @@ import (
 	"time"
 )
 
-// guardListener hands redcon connections whose input is checked against
-// the server's limits before redcon's parser sees it: redcon buffers a
-// command whole, so without this a client could make it allocate without
-// bound (a bulk length of 2^62) or loop on nonsense. A stream that breaks
+// guardListener hands out connections whose input is checked against the
+// server's limits before the connection's parser (wire.Reader) sees it:
+// the parser buffers a command whole, so without this a client could make
+// it allocate without bound (a bulk length of 2^62) or loop on nonsense. A stream that breaks
 // the protocol or a limit gets one error reply and is closed; nothing else
 // is affected.
 type guardListener struct {
@@ -46,8 +47,8 @@ func (l *guardListener) Accept() (net.Conn, error) {
 			return nil, net.ErrClosed
 		}
 	}
-	g := &guardConn{Conn: c, raw: rawConnOf(c), s: l.s, lim: limitsOf(&l.s.cfg), authed: true, stripe: nextStripe.Add(1)}
-	g.rio = newRawIO(g.raw)
+	g := &guardConn{Conn: c, raw: wire.RawConnOf(c), s: l.s, lim: limitsOf(&l.s.cfg), authed: true, stripe: nextStripe.Add(1)}
+	g.rio = wire.NewRawIO(g.raw)
 	if l.s.cfg.Password != "" {
 		g.lim, g.authed = preAuthLimits, false
 	}
@@ -65,18 +66,19 @@ func retryAccept(err error) bool {
 }
 
 // guardConn checks the framing of every byte read: a RESP multibulk
-// (*N, then N times $LEN and LEN bytes) or an inline line. It hands redcon
-// whole commands only, and holds the bytes of an unfinished one itself
-// (within the server's -max-pending budget): redcon parses its whole
-// buffer again on every read, so a client dripping bytes into a large
-// command would otherwise cost a parse of all of it per read. Each byte is
-// scanned here once. Before AUTH, one command is handed at a time, so that
+// (*N, then N times $LEN and LEN bytes) or an inline line. It hands the
+// connection's reader (wire.Reader) whole commands only, and holds the
+// bytes of an unfinished one itself (within the server's -max-pending
+// budget), so that a client dripping bytes into a large command costs a
+// scan of each byte once, here, and the reader parses each command once,
+// when it is whole. (The reader parses what the guard framed: the two
+// read the bytes of a command twice, once to frame, once to split it.) Before AUTH, one command is handed at a time, so that
 // the commands after AUTH are checked against the limits of an
 // authenticated client, as Redis does.
 type guardConn struct {
 	net.Conn
 	raw syscall.RawConn // the socket's descriptor, nil when not a socket
-	rio *rawIO          // raw's reads and writes (rawio_unix.go)
+	rio *wire.RawIO     // raw's reads and writes (rawio_unix.go)
 	// inLoop: an event loop serves the connection (lp, under loopID);
 	// reads and writes then never wait.
 	inLoop atomic.Bool
@@ -87,7 +89,7 @@ type guardConn struct {
 	authed bool
 	stripe uint32 // of the server's striped counts
 
-	hold    []byte       // bytes read and not handed to redcon yet
+	hold    []byte       // bytes read and not handed to the reader yet
 	ready   int          // hold[:ready] are whole commands
 	scanned int          // hold[:scanned] have been scanned
 	held    atomic.Int64 // bytes of the budget hold takes
@@ -166,32 +168,8 @@ func (g *guardConn) Read(p []byte) (int, error) {
 			return 0, err
 		}
 		if len(g.hold) == 0 {
-			// Nothing held: read straight into p, keep what follows the
-			// last whole command.
-			n, err := g.connRead(p)
-			g.s.stats.netIn.add(g.stripe, int64(n))
-			msg, end, stop := g.scan(p[:n])
-			if msg != "" && end > 0 {
-				g.later = msg // after the whole commands before it
-				return end, nil
-			}
-			if msg != "" {
-				return 0, g.fail(msg)
-			}
-			if end < n {
-				if !g.room(n - end) {
-					return 0, g.fail(g.overBudget())
-				}
-				g.hold = append(g.hold, p[end:n]...)
-				g.scanned = stop - end
-			}
-			if end > 0 {
-				g.readErr = err
-				return end, nil
-			}
-			if err != nil {
-				g.release()
-				return 0, err
+			if n, done, err := g.readInto(p); done {
+				return n, err
 			}
 			continue
 		}
@@ -200,7 +178,7 @@ func (g *guardConn) Read(p []byte) (int, error) {
 			return 0, g.fail(g.overBudget())
 		}
 		n, err := g.connRead(g.hold[len(g.hold):cap(g.hold)])
-		if err == errAgain {
+		if err == wire.ErrAgain {
 			return 0, err // the rest of the command has not come yet
 		}
 		g.s.stats.netIn.add(g.stripe, int64(n))
@@ -209,18 +187,49 @@ func (g *guardConn) Read(p []byte) (int, error) {
 	}
 }
 
+// readInto is Read with nothing held: it reads straight into p and keeps
+// what follows the last whole command. done is false when Read must go
+// on (nothing whole was read).
+func (g *guardConn) readInto(p []byte) (n int, done bool, err error) {
+	n, err = g.connRead(p)
+	g.s.stats.netIn.add(g.stripe, int64(n))
+	msg, end, stop := g.scan(p[:n])
+	if msg != "" && end > 0 {
+		g.later = msg // after the whole commands before it
+		return end, true, nil
+	}
+	if msg != "" {
+		return 0, true, g.fail(msg)
+	}
+	if end < n {
+		if !g.room(n - end) {
+			return 0, true, g.fail(g.overBudget())
+		}
+		g.hold = append(g.hold, p[end:n]...)
+		g.scanned = stop - end
+	}
+	if end > 0 {
+		g.readErr = err
+		return end, true, nil
+	}
+	if err != nil {
+		g.release()
+		return 0, true, err
+	}
+	return 0, false, nil
+}
+
 // connRead reads from the connection, with raw system calls where it is a
 // socket (rawRead says why).
 func (g *guardConn) connRead(p []byte) (int, error) {
 	if g.rio == nil {
 		return g.Conn.Read(p)
 	}
-	return g.rio.read(p, !g.inLoop.Load())
+	return g.rio.Read(p, !g.inLoop.Load())
 }
 
-// errAgain: the socket has no input (or takes no more output) now; an
+// wire.ErrAgain: the socket has no input (or takes no more output) now; an
 // event loop's read and write answer it instead of waiting.
-var errAgain = errors.New("the socket would block")
 
 // buffered reports whether Read has something to give without reading the
 // socket: whole commands, or an error.
@@ -240,7 +249,7 @@ func (g *guardConn) Write(p []byte) (int, error) {
 	if g.rio == nil {
 		return g.Conn.Write(p)
 	}
-	return g.rio.write(p, !g.inLoop.Load())
+	return g.rio.Write(p, !g.inLoop.Load())
 }
 
 // room makes hold able to take n more bytes, taking them from the budget.

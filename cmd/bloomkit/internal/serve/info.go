@@ -2,18 +2,17 @@ package serve
 
 import (
 	"fmt"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"os"
 	"runtime"
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/tidwall/redcon"
 )
 
 // cmdInfo: INFO [section ...]; sections server, clients, stats, keyspace
 // and filters (one line per filter being served), all by default.
-func cmdInfo(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdInfo(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	want := map[string]bool{}
 	for _, a := range args[1:] {
 		want[strings.ToLower(string(a))] = true
@@ -132,89 +131,6 @@ func (s *Server) infoFilters(b *strings.Builder) {
 // infoSafe keeps a key name from breaking the line format of INFO.
 func infoSafe(n string) string {
 	return strings.NewReplacer(",", "%2C", "=", "%3D", "\r", "", "\n", "").Replace(n)
-}
-
-// commandTable is what COMMAND tells clients that probe it: name, arity
-// (negative: at least), flags, first key, last key, step.
-var commandTable = []struct {
-	name  string
-	arity int
-	flags []string
-	first int
-}{
-	{"bf.reserve", -4, []string{"write", "denyoom"}, 1},
-	{"bf.add", 3, []string{"write", "denyoom"}, 1},
-	{"bf.madd", -3, []string{"write", "denyoom"}, 1},
-	{"bf.insert", -4, []string{"write", "denyoom"}, 1},
-	{"bf.exists", 3, []string{"readonly"}, 1},
-	{"bf.mexists", -3, []string{"readonly"}, 1},
-	{"bf.info", -2, []string{"readonly"}, 1},
-	{"bf.card", 2, []string{"readonly"}, 1},
-	{"ping", -1, []string{"fast"}, 0}, {"echo", 2, []string{"fast"}, 0},
-	{"hello", -1, []string{"noauth", "fast"}, 0}, {"auth", -2, []string{"noauth", "fast"}, 0},
-	{"select", 2, []string{"fast"}, 0}, {"client", -2, []string{"admin"}, 0},
-	{"command", -1, []string{"loading"}, 0}, {"info", -1, []string{"loading"}, 0},
-	{"dbsize", 1, []string{"readonly", "fast"}, 0}, {"exists", -2, []string{"readonly", "fast"}, 1},
-	{"type", 2, []string{"readonly", "fast"}, 1}, {"del", -2, []string{"write"}, 1},
-	{"unlink", -2, []string{"write", "fast"}, 1}, {"keys", 2, []string{"readonly"}, 0},
-	{"scan", -2, []string{"readonly"}, 0}, {"quit", -1, []string{"noauth", "fast"}, 0},
-	{"config", -2, []string{"admin"}, 0},
-}
-
-// cmdCommand: COMMAND, COMMAND COUNT, COMMAND INFO name..., COMMAND DOCS.
-func cmdCommand(s *Server, c redcon.Conn, cl *client, args [][]byte) {
-	writeOne := func(i int) {
-		t := commandTable[i]
-		c.WriteArray(7)
-		c.WriteBulkString(t.name)
-		c.WriteInt(t.arity)
-		c.WriteArray(len(t.flags))
-		for _, f := range t.flags {
-			c.WriteString(f)
-		}
-		last := t.first
-		if t.arity < 0 && t.first > 0 && (t.name == "exists" || t.name == "del" || t.name == "unlink") {
-			last = -1
-		}
-		c.WriteInt(t.first)
-		c.WriteInt(last)
-		c.WriteInt(min(t.first, 1))
-		c.WriteArray(0)
-	}
-	if len(args) == 1 {
-		c.WriteArray(len(commandTable))
-		for i := range commandTable {
-			writeOne(i)
-		}
-		return
-	}
-	switch strings.ToLower(string(args[1])) {
-	case "count":
-		c.WriteInt(len(commandTable))
-	case "info":
-		c.WriteArray(len(args) - 2)
-		for _, a := range args[2:] {
-			i := commandIndex(strings.ToLower(string(a)))
-			if i < 0 {
-				c.WriteNull()
-			} else {
-				writeOne(i)
-			}
-		}
-	case "docs":
-		c.WriteArray(0)
-	default:
-		c.WriteError("ERR unknown subcommand '" + clip(args[1], 64) + "'. Try COMMAND HELP.")
-	}
-}
-
-func commandIndex(name string) int {
-	for i, t := range commandTable {
-		if t.name == name {
-			return i
-		}
-	}
-	return -1
 }
 
 // infoPersistence writes the figures of the write-ahead logs: the fsync

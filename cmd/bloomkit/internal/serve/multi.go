@@ -1,9 +1,8 @@
 package serve
 
 import (
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"strconv"
-
-	"github.com/tidwall/redcon"
 )
 
 // Transactions as Redis has them (issue 31): MULTI starts queuing, each
@@ -28,30 +27,29 @@ type txState struct {
 }
 
 // intercept is the dispatch hook (conn.go's handle calls it for a client
-// in a transaction or on a -read-only server, f nil for an unknown
+// in a transaction or on a -read-only server, t nil for an unknown
 // command); it reports whether it answered the command. It refuses writes
 // on a -read-only server and queues the commands of a transaction.
-func (s *Server) intercept(c redcon.Conn, cl *client, f cmdFunc, args [][]byte) bool {
+func (s *Server) intercept(c wire.Conn, cl *client, t *command, args [][]byte) bool {
 	if !cl.authed {
 		return false // handle answers NOAUTH (or AUTH/HELLO)
 	}
-	name := string(cl.lower)
-	if s.cfg.ReadOnly && writeCommands[name] {
+	if s.cfg.ReadOnly && t.writes() {
 		c.WriteError(errReadOnly)
 		if cl.tx != nil {
 			cl.tx.dirty = true
 		}
 		return true
 	}
-	if cl.tx == nil || notQueued[name] {
+	if cl.tx == nil || (t != nil && t.now) || string(cl.lower) == "reset" { // RESET, unknown here, is not queued: as Redis, which runs it at once
 		return false
 	}
 	tx := cl.tx
-	if f == nil {
+	if t == nil {
 		tx.dirty = true
 		return false // handle answers unknown command
 	}
-	if msg := queueArity(name, len(args)); msg != "" {
+	if msg := queueArity(t, len(args)); msg != "" {
 		tx.dirty = true
 		c.WriteError(msg)
 		return true
@@ -79,49 +77,14 @@ func (s *Server) intercept(c redcon.Conn, cl *client, f cmdFunc, args [][]byte) 
 		cp[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
 	}
 	tx.queue = append(tx.queue, cp)
-	tx.funcs = append(tx.funcs, f)
+	tx.funcs = append(tx.funcs, t.run)
 	c.WriteString("QUEUED")
 	return true
 }
 
 const errReadOnly = "READONLY You can't write against a read only replica."
 
-// notQueued are the commands a transaction runs at once, as Redis does.
-var notQueued = map[string]bool{
-	"exec": true, "discard": true, "multi": true, "watch": true, "quit": true, "reset": true,
-}
-
-// writeCommands are refused on a -read-only server (and are the commands
-// COMMAND flags "write").
-var writeCommands = map[string]bool{
-	"bf.reserve": true, "bf.add": true, "bf.madd": true, "bf.insert": true, "bf.loadchunk": true,
-	"del": true, "unlink": true, "rename": true, "renamenx": true,
-	"expire": true, "pexpire": true, "expireat": true, "pexpireat": true, "persist": true,
-	"flushdb": true, "flushall": true,
-}
-
-// queueArity is Redis's arity check at queue time, for the Redis commands
-// (RedisBloom's commands check their arguments when they run, so their
-// errors are elements of EXEC's array, as with RedisBloom).
-func queueArity(name string, n int) string {
-	a, ok := redisArity[name]
-	if !ok || (a > 0 && n == a) || (a < 0 && n >= -a) {
-		return ""
-	}
-	return "ERR wrong number of arguments for '" + name + "' command"
-}
-
-// redisArity is Redis 7's arity of its commands that the server has
-// (negative: at least).
-var redisArity = map[string]int{
-	"ping": -1, "echo": 2, "select": 2, "client": -2, "command": -1, "info": -1,
-	"dbsize": 1, "exists": -2, "type": 2, "del": -2, "unlink": -2, "keys": 2, "scan": -2,
-	"config": -2, "hello": -1, "auth": -2, "module": -2, "memory": -2,
-	"rename": 3, "renamenx": 3, "expire": -3, "pexpire": -3, "expireat": -3, "pexpireat": -3,
-	"ttl": 2, "pttl": 2, "persist": 2, "flushdb": -1, "flushall": -1, "unwatch": 1,
-}
-
-func cmdMulti(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdMulti(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 1 {
 		arity(c, cl)
 		return
@@ -145,7 +108,7 @@ func (s *Server) endTx(cl *client) *txState {
 	return tx
 }
 
-func cmdExec(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdExec(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 1 {
 		arity(c, cl)
 		return
@@ -166,7 +129,7 @@ func cmdExec(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	}
 }
 
-func cmdDiscard(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdDiscard(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 1 {
 		arity(c, cl)
 		return
@@ -182,7 +145,7 @@ func cmdDiscard(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 // cannot tell whether one changed, and EXEC after an accepted WATCH that
 // could not abort would be a silent lie. UNWATCH (no keys are ever
 // watched) answers OK, as clients send it to reset a connection.
-func cmdWatch(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdWatch(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) < 2 {
 		arity(c, cl)
 		return
@@ -194,7 +157,7 @@ func cmdWatch(s *Server, c redcon.Conn, cl *client, args [][]byte) {
 	c.WriteError("ERR WATCH is not supported by bloomkit serve (it keeps no key versions); use MULTI/EXEC without WATCH")
 }
 
-func cmdUnwatch(s *Server, c redcon.Conn, cl *client, args [][]byte) {
+func cmdUnwatch(s *Server, c wire.Conn, cl *client, args [][]byte) {
 	if len(args) != 1 {
 		arity(c, cl)
 		return

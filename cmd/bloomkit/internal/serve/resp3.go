@@ -1,9 +1,8 @@
 package serve
 
 import (
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"strconv"
-
-	"github.com/tidwall/redcon"
 )
 
 // The reply forms that differ between RESP2 and RESP3 (issue 31). A
@@ -16,7 +15,7 @@ import (
 // EXISTS, MEXISTS and INSERT; maps for BF.INFO).
 
 // resp3 reports whether c's client switched to RESP3 (HELLO 3).
-func resp3(c redcon.Conn) bool {
+func resp3(c wire.Conn) bool {
 	cl, _ := c.Context().(*client)
 	return cl != nil && cl.proto == 3
 }
@@ -28,7 +27,7 @@ var (
 )
 
 // writeBool writes a boolean: #t/#f in RESP3, :1/:0 in RESP2.
-func writeBool(c redcon.Conn, b bool) {
+func writeBool(c wire.Conn, b bool) {
 	switch {
 	case !resp3(c):
 		if b {
@@ -45,7 +44,7 @@ func writeBool(c redcon.Conn, b bool) {
 
 // writeNull writes the null reply: _ in RESP3, the null bulk string $-1
 // in RESP2.
-func writeNull(c redcon.Conn) {
+func writeNull(c wire.Conn) {
 	if resp3(c) {
 		c.WriteRaw(rawNull3)
 	} else {
@@ -55,7 +54,7 @@ func writeNull(c redcon.Conn) {
 
 // writeMap writes the header of a map of n pairs: %n in RESP3, an array
 // of 2n elements (key, value, ...) in RESP2. The pairs follow.
-func writeMap(c redcon.Conn, n int) {
+func writeMap(c wire.Conn, n int) {
 	if resp3(c) {
 		c.WriteRaw(strconv.AppendInt([]byte{'%'}, int64(n), 10))
 		c.WriteRaw(crlf)
@@ -69,7 +68,7 @@ var crlf = []byte("\r\n")
 // writeField writes the head of RedisBloom's reply to BF.INFO key FIELD:
 // in RESP3 a map of one pair, whose key (label) is written here; in RESP2
 // an array of one element. The value follows.
-func writeField(c redcon.Conn, label string) {
+func writeField(c wire.Conn, label string) {
 	if resp3(c) {
 		writeMap(c, 1)
 		c.WriteString(label)
@@ -80,7 +79,7 @@ func writeField(c redcon.Conn, label string) {
 
 // writeVerbatim writes text as Redis writes INFO and CLIENT LIST: a
 // verbatim string of format txt in RESP3, a bulk string in RESP2.
-func writeVerbatim(c redcon.Conn, text string) {
+func writeVerbatim(c wire.Conn, text string) {
 	if !resp3(c) {
 		c.WriteBulkString(text)
 		return

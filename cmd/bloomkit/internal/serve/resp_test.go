@@ -48,11 +48,11 @@ func newLoopConn(t testing.TB, s *Server) *loopConn {
 // do runs req, a recorded (pipelined) request, as one read, and returns
 // the bytes written back.
 func (c *loopConn) do(req []byte) []byte {
-	n := copy(c.rd.space(), req)
+	n := copy(c.rd.Space(), req)
 	if n < len(req) {
 		panic("request larger than the buffer")
 	}
-	c.rd.w += n
+	c.rd.Filled(n)
 	c.sink.last = c.sink.last[:0]
 	c.run()
 	return c.sink.last

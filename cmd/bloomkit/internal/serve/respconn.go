@@ -2,27 +2,25 @@ package serve
 
 import (
 	"errors"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
 	"io"
 	"net"
 	"sync"
 	"time"
-
-	"github.com/tidwall/redcon"
 )
 
 // respConn is one client connection, served by one goroutine: it reads
-// into its respReader's buffer, runs every whole command the read
+// into its wire.Reader's buffer, runs every whole command the read
 // completed, appending the replies to one buffer, and writes that buffer
-// once per read. It implements redcon.Conn, so that handlers written
-// against redcon keep their signature; it replaced redcon's server
-// because that one allocated twice per command (a copy of the command and
-// its argument slice), which a profile under redis-benchmark put at the
-// top of the request path.
+// once per read. It implements wire.Conn, the handlers' view of a
+// connection. (It replaced redcon's server, which allocated twice per
+// command, a copy of the command and of its argument slice: a profile
+// under redis-benchmark put that at the top of the request path.)
 type respConn struct {
 	s      *Server
 	nc     net.Conn // a *guardConn in service
 	addr   string
-	rd     respReader
+	rd     wire.Reader
 	out    []byte
 	ctx    any
 	closed bool
@@ -33,7 +31,7 @@ type respConn struct {
 	batch    int
 }
 
-var _ redcon.Conn = (*respConn)(nil)
+var _ wire.Conn = (*respConn)(nil)
 
 // connSet is the connections being served, closed at Shutdown.
 type connSet struct {
@@ -120,7 +118,7 @@ func (s *Server) toLoop(c *respConn) bool {
 // goroutine: alone, it waits for one system call less there (the loop
 // looks at its set once more before it waits).
 func (s *Server) backToLoop(c *respConn) bool {
-	if !c.onlyLoop || c.batch < 2 || c.closed || c.rd.w != 0 || len(c.out) != 0 {
+	if !c.onlyLoop || c.batch < 2 || c.closed || c.rd.Holding() || len(c.out) != 0 {
 		return false
 	}
 	if cl, ok := c.ctx.(*client); !ok || cl.tx != nil {
@@ -165,9 +163,9 @@ func (s *Server) serveConn(c *respConn, resumed bool) {
 			c.nc.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
 		}
 		var n int
-		n, err = c.nc.Read(c.rd.space())
+		n, err = c.nc.Read(c.rd.Space())
 		if n > 0 {
-			c.rd.w += n
+			c.rd.Filled(n)
 			if !c.run() {
 				return
 			}
@@ -203,16 +201,10 @@ func (c *respConn) runIn(l *evLoop) runResult {
 	c.onlyLoop, c.batch = true, 0
 	var n uint64
 	for !c.closed {
-		r0 := c.rd.r
-		args, err := c.rd.next()
+		r0 := c.rd.Mark()
+		args, err := c.rd.Next()
 		if err != nil {
-			if cl != nil {
-				s.endBatch(c, cl)
-			}
-			s.stats.protoErrs.Add(1)
-			s.clientError(c.addr, err.Error())
-			c.WriteError("ERR " + err.Error())
-			c.closed = true
+			c.protocolError(cl, err)
 			break
 		}
 		if args == nil {
@@ -224,7 +216,7 @@ func (c *respConn) runIn(l *evLoop) runResult {
 		if cl == nil || !loopCommand(cl.lower) {
 			c.onlyLoop = false
 			if l != nil {
-				c.rd.r = r0 // the goroutine runs it
+				c.rd.Rewind(r0) // the goroutine runs it
 				handoff = true
 				break
 			}
@@ -240,7 +232,7 @@ func (c *respConn) runIn(l *evLoop) runResult {
 		}
 		n++
 		c.batch++
-		s.handle(c, redcon.Command{Args: args})
+		s.handle(c, args)
 		if len(c.out) >= maxOutHeld && !c.closed {
 			// The replies so far go out before the next command runs:
 			// a read of small commands with large replies (16 KiB of
@@ -266,6 +258,26 @@ func (c *respConn) runIn(l *evLoop) runResult {
 			}
 		}
 	}
+	return c.endRead(l, cl, entered, n, handoff)
+}
+
+// protocolError answers a read whose bytes break the protocol: the error
+// reply, and the connection closed after it.
+func (c *respConn) protocolError(cl *client, err error) {
+	if cl != nil {
+		c.s.endBatch(c, cl)
+	}
+	c.s.stats.protoErrs.Add(1)
+	c.s.clientError(c.addr, err.Error())
+	c.WriteError("ERR " + err.Error())
+	c.closed = true
+}
+
+// endRead ends runIn's read: the batch of lookups answered, the read's
+// admission left and its n commands counted, the replies written (at once
+// in an event loop), and what comes next.
+func (c *respConn) endRead(l *evLoop, cl *client, entered bool, n uint64, handoff bool) runResult {
+	s := c.s
 	if cl != nil {
 		s.endBatch(c, cl)
 	}
@@ -273,7 +285,7 @@ func (c *respConn) runIn(l *evLoop) runResult {
 		s.leave(c.stripe)
 		s.stats.commands.add(c.stripe, int64(n))
 	}
-	c.rd.reset()
+	c.rd.Reset()
 	if l == nil {
 		if c.flush() && !c.closed {
 			return runOn
@@ -292,22 +304,11 @@ func (c *respConn) runIn(l *evLoop) runResult {
 	return runOn
 }
 
-// loopCommand reports whether an event loop runs the command of this
-// lower-case name: the lookups and the commands that answer at once, none
-// of which waits for another client or for the disk.
-func loopCommand(lower []byte) bool {
-	switch string(lower) {
-	case "bf.exists", "bf.mexists", "ping", "echo":
-		return true
-	}
-	return false
-}
-
 // maxOutHeld is how many bytes of replies a connection holds before it
 // writes them, within a read: the bound on the memory of its replies (and
 // one command's reply on top), where Redis's normal clients have none
 // (client-output-buffer-limit normal 0 0 0).
-const maxOutHeld = 2 * respBufSize
+const maxOutHeld = 2 * wire.BufSize
 
 // flush writes the replies held; false when the write failed.
 func (c *respConn) flush() bool {
@@ -315,7 +316,7 @@ func (c *respConn) flush() bool {
 		return true
 	}
 	_, err := c.nc.Write(c.out)
-	if cap(c.out) > respBufSize {
+	if cap(c.out) > wire.BufSize {
 		// Not kept for an idle client: 10,000 clients that once got a
 		// 48 KiB reply would hold 480 MB.
 		c.out = nil
@@ -333,11 +334,11 @@ func (c *respConn) flushNow() (ok, again bool) {
 		return true, false
 	}
 	n, err := c.nc.Write(c.out)
-	if err == errAgain {
+	if err == wire.ErrAgain {
 		c.out = c.out[:copy(c.out, c.out[n:])]
 		return true, true
 	}
-	if cap(c.out) > respBufSize {
+	if cap(c.out) > wire.BufSize {
 		c.out = nil
 	} else {
 		c.out = c.out[:0]
@@ -348,7 +349,7 @@ func (c *respConn) flushNow() (ok, again bool) {
 // endBatch answers the lookups still queued and releases the filters the
 // connection's readers hold, before its replies are written and it waits
 // for the next read.
-func (s *Server) endBatch(c redcon.Conn, cl *client) {
+func (s *Server) endBatch(c wire.Conn, cl *client) {
 	defer s.recoverConn(c)
 	s.flushExists(c, cl)
 	cl.readers.idle()
@@ -364,17 +365,16 @@ func (c *respConn) Close() error {
 	return nil
 }
 
-func (c *respConn) WriteError(msg string)       { c.out = redcon.AppendError(c.out, msg) }
-func (c *respConn) WriteString(str string)      { c.out = redcon.AppendString(c.out, str) }
-func (c *respConn) WriteBulk(bulk []byte)       { c.out = redcon.AppendBulk(c.out, bulk) }
-func (c *respConn) WriteBulkString(bulk string) { c.out = redcon.AppendBulkString(c.out, bulk) }
-func (c *respConn) WriteInt(num int)            { c.out = appendInt(c.out, int64(num)) }
-func (c *respConn) WriteInt64(num int64)        { c.out = appendInt(c.out, num) }
-func (c *respConn) WriteUint64(num uint64)      { c.out = redcon.AppendUint(c.out, num) }
-func (c *respConn) WriteArray(count int)        { c.out = redcon.AppendArray(c.out, count) }
-func (c *respConn) WriteNull()                  { c.out = redcon.AppendNull(c.out) }
+func (c *respConn) WriteError(msg string)       { c.out = wire.AppendError(c.out, msg) }
+func (c *respConn) WriteString(str string)      { c.out = wire.AppendString(c.out, str) }
+func (c *respConn) WriteBulk(bulk []byte)       { c.out = wire.AppendBulk(c.out, bulk) }
+func (c *respConn) WriteBulkString(bulk string) { c.out = wire.AppendBulkString(c.out, bulk) }
+func (c *respConn) WriteInt(num int)            { c.out = wire.AppendInt(c.out, int64(num)) }
+func (c *respConn) WriteInt64(num int64)        { c.out = wire.AppendInt(c.out, num) }
+func (c *respConn) WriteUint64(num uint64)      { c.out = wire.AppendUint(c.out, num) }
+func (c *respConn) WriteArray(count int)        { c.out = wire.AppendArray(c.out, count) }
+func (c *respConn) WriteNull()                  { c.out = wire.AppendNull(c.out) }
 func (c *respConn) WriteRaw(data []byte)        { c.out = append(c.out, data...) }
-func (c *respConn) WriteAny(v any)              { c.out = redcon.AppendAny(c.out, v) }
 func (c *respConn) Context() any                { return c.ctx }
 func (c *respConn) SetContext(v any)            { c.ctx = v }
 func (c *respConn) NetConn() net.Conn           { return c.nc }
@@ -382,16 +382,8 @@ func (c *respConn) NetConn() net.Conn           { return c.nc }
 // SetReadBuffer does nothing: the buffer grows with the commands.
 func (c *respConn) SetReadBuffer(int) {}
 
-// Detach is not supported (no handler hands a connection over): nil.
-func (c *respConn) Detach() redcon.DetachedConn { return nil }
-
-// ReadPipeline and PeekPipeline return nothing: the commands of a read
-// are parsed one at a time.
-func (c *respConn) ReadPipeline() []redcon.Command { return nil }
-func (c *respConn) PeekPipeline() []redcon.Command { return nil }
-
 // WriteBulkFrom writes a bulk of the bytes rb holds, at most n.
 func (c *respConn) WriteBulkFrom(n int64, rb io.Reader) {
 	data, _ := io.ReadAll(io.LimitReader(rb, n))
-	c.out = redcon.AppendBulk(c.out, data)
+	c.out = wire.AppendBulk(c.out, data)
 }

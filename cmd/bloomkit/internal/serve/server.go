@@ -10,6 +10,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
+	"github.com/bloomkit/bloomkit/filterfile"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -17,8 +19,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/tidwall/redcon"
 
 	"github.com/bloomkit/bloomkit/mmapstore"
 )
@@ -84,7 +84,7 @@ func Defaults() Config {
 		MaxPending:     256 << 20,
 		MaxFilterBytes: 4 << 30,
 		JournalBytes:   64 << 20,
-		FixedVariant:   "partitioned",
+		FixedVariant:   filterfile.Default(filterfile.ServeFixed).Name,
 		DefaultCap:     100,
 		DefaultRate:    0.01,
 	}
@@ -303,7 +303,7 @@ func (s *Server) leave(stripe uint32) { s.running.add(stripe, -1) }
 // refuseStopping answers a command that arrived after the stop began (a
 // pipeline's tail): an error, never an acknowledgement, and the
 // connection is closed.
-func (s *Server) refuseStopping(c redcon.Conn) {
+func (s *Server) refuseStopping(c wire.Conn) {
 	c.WriteError("ERR server is shutting down; command not run")
 	c.Close()
 }

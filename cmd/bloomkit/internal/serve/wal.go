@@ -145,7 +145,7 @@ func openWAL(path string, v mmapstore.Variant, w walOpen) (_ *handle, err error)
 	handed := w.from != nil && w.from.log.Load() != nil
 	start := time.Now()
 	var replayed uint64
-	add, done := replayer(f)
+	add, done := replayer(f, v)
 	done = sync.OnceFunc(done)
 	defer done() // before f is closed on an error: the adds stop first
 	replay := func(ds []bloomkit.Digest) error {
@@ -514,7 +514,7 @@ func (s *Server) ownSnapshot(e *entry, id fileID) bool {
 		return false
 	}
 	hdr, err := mmapstore.ReadHeader(e.path)
-	if err != nil || hdr.Variant != mmapstore.Growing || hdr.HistoryID != h.histID {
+	if err != nil || !hdr.HasHistory() || hdr.HistoryID != h.histID {
 		return false
 	}
 	e.ident = id

@@ -1,5 +1,5 @@
 // Package bench holds the benchmark scripts of bloomkit serve against
-// RedisBloom (issue32.sh, issue33.sh; docs/serve.md, "Benchmarks against RedisBloom",) and their smoke
+// RedisBloom (speed-vs-redisbloom.sh, growth-vs-redisbloom.sh; docs/serve.md, "Benchmarks against RedisBloom",) and their smoke
 // test. The Go programs they run are in growth/ and firstanswer/.
 package bench
 
@@ -107,12 +107,12 @@ func TestScriptsQuick(t *testing.T) {
 		script string
 		rows   []string // the first words of the target rows expected
 	}{
-		{"issue32.sh", []string{"BF.EXISTS hits -c 50 -P 16, 100000", "BF.EXISTS hits -c 50 -P 16, 1000000", "BF.EXISTS hits -c 1",
+		{"speed-vs-redisbloom.sh", []string{"BF.EXISTS hits -c 50 -P 16, 100000", "BF.EXISTS hits -c 50 -P 16, 1000000", "BF.EXISTS hits -c 1",
 			"BF.MADD into reserved", "disk bytes written per added item", "restart to first answer", "replay rate"}},
-		{"issue33.sh", []string{"bits/item at 100000 items", "false-positive rate on 100000", "false negatives", "BF.MEXISTS never-added",
+		{"growth-vs-redisbloom.sh", []string{"bits/item at 100000 items", "false-positive rate on 100000", "false negatives", "BF.MEXISTS never-added",
 			"largest bits/item of the filter (BF.INFO Size) at the points", "largest false-positive rate"}},
 	} {
-		if tc.script == "issue32.sh" && runtime.NumCPU() >= 2 {
+		if tc.script == "speed-vs-redisbloom.sh" && runtime.NumCPU() >= 2 {
 			tc.rows = append(tc.rows, "scaling:") // skipped, with a line, on one CPU
 		}
 		t.Run(tc.script, func(t *testing.T) {
@@ -135,7 +135,7 @@ func TestScriptsQuick(t *testing.T) {
 				}
 				require.True(t, found, "no row %q in:\n%s", want, b)
 			}
-			if tc.script == "issue32.sh" {
+			if tc.script == "speed-vs-redisbloom.sh" {
 				require.Contains(t, string(b), "# machine: ")
 			}
 		})

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 33's targets: N (1e7) distinct items BF.MADDed, 1,000 a call, into a
+# Growth: N (1e7) distinct items BF.MADDed, 1,000 a call, into a
 # key nobody reserved, on bloomkit serve and on redis-server + RedisBloom in
 # one run (the go-redis program ./growth, same items on both), then the
 # targets' table: bits per item (the larger of BF.INFO Size and the key's
@@ -8,14 +8,14 @@
 # from 100 and one item after it, and BF.MEXISTS of never-added items in
 # items/s against RedisBloom's.
 #
-# Usage: issue33.sh BLOOMKIT REDISBLOOM_SO [WORKDIR]
+# Usage: growth-vs-redisbloom.sh BLOOMKIT REDISBLOOM_SO [WORKDIR]
 #   QUICK=1   N=1e5, smaller samples, 1 s of BF.MEXISTS (a smoke run: seconds)
 # Sizes and flags are variables below and in lib.sh (BK_FLAGS, BK_EXTRA, RB_FLAGS).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
-script_args issue33 "$@"
+script_args growth-vs-redisbloom "$@"
 
 QUICK=${QUICK:-0}
 if [ "$QUICK" = 1 ]; then

@@ -1,6 +1,6 @@
 // Command firehose is a light load generator for BF.EXISTS: -c
 // connections each send pipelines of -P lookups of random items out of
-// the 12-digit items 0..-r-1 (the ones issue32.sh adds), prepared before
+// the 12-digit items 0..-r-1 (the ones speed-vs-redisbloom.sh adds), prepared before
 // the run, and read back their replies, checking each is an integer (RESP2
 // ":0" or ":1"), until -n lookups were answered. It prints the lookups a
 // second and the hits.
@@ -13,7 +13,7 @@
 // connections from -loops event loops (epoll, one thread each, as Redis
 // serves them): a read and a write a pipeline, so at -P 16 it costs the
 // server's machine a small share of a core per million lookups a second.
-// issue32.sh prints that share beside every figure it takes with it.
+// speed-vs-redisbloom.sh prints that share beside every figure it takes with it.
 // Elsewhere it runs a goroutine a connection.
 package main
 

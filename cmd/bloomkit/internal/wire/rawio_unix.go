@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package serve
+package wire
 
 import (
 	"io"
@@ -9,9 +9,9 @@ import (
 	"unsafe"
 )
 
-// rawConnOf is the connection's descriptor for rawIO, nil when it has none
+// RawConnOf is the connection's descriptor for RawIO, nil when it has none
 // (a connection of a test that is not a socket).
-func rawConnOf(c net.Conn) syscall.RawConn {
+func RawConnOf(c net.Conn) syscall.RawConn {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return nil
@@ -23,7 +23,7 @@ func rawConnOf(c net.Conn) syscall.RawConn {
 	return rc
 }
 
-// rawIO reads and writes a connection's socket as net.Conn does (waiting
+// RawIO reads and writes a connection's socket as net.Conn does (waiting
 // through the runtime's poller, honouring deadlines and Close), but makes
 // the read(2) and write(2) themselves raw system calls. The socket is
 // non-blocking, so they never block; a plain system call would tell the
@@ -31,9 +31,9 @@ func rawConnOf(c net.Conn) syscall.RawConn {
 // runtime's monitor thread (a futex wake, a thread switch and a 20 µs
 // timer on the CPU serving the command): at -c 1 that was a third of a
 // request's time. Without wait (an event loop's), a read or write that
-// would block answers errAgain instead. The functions handed to the
+// would block answers ErrAgain instead. The functions handed to the
 // RawConn are made once, so that a call allocates nothing.
-type rawIO struct {
+type RawIO struct {
 	rc     syscall.RawConn
 	rd, wr rawOp
 }
@@ -47,11 +47,11 @@ type rawOp struct {
 	fn    func(uintptr) bool
 }
 
-func newRawIO(rc syscall.RawConn) *rawIO {
+func NewRawIO(rc syscall.RawConn) *RawIO {
 	if rc == nil {
 		return nil
 	}
-	o := &rawIO{rc: rc}
+	o := &RawIO{rc: rc}
 	r, w := &o.rd, &o.wr
 	r.fn = func(fd uintptr) bool {
 		for {
@@ -89,9 +89,9 @@ func newRawIO(rc syscall.RawConn) *rawIO {
 	return o
 }
 
-// read reads into p; wait: as net.Conn.Read, else errAgain when the socket
+// read reads into p; wait: as net.Conn.Read, else ErrAgain when the socket
 // holds nothing.
-func (o *rawIO) read(p []byte, wait bool) (int, error) {
+func (o *RawIO) Read(p []byte, wait bool) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
@@ -105,8 +105,8 @@ func (o *rawIO) read(p []byte, wait bool) (int, error) {
 }
 
 // write writes p; wait: all of it, as net.Conn.Write, else what the socket
-// takes now, with errAgain when that is not all.
-func (o *rawIO) write(p []byte, wait bool) (int, error) {
+// takes now, with ErrAgain when that is not all.
+func (o *RawIO) Write(p []byte, wait bool) (int, error) {
 	w := &o.wr
 	w.p, w.n, w.errno, w.wait = p, 0, 0, wait
 	return w.result("write", o.rc.Write(w.fn))
@@ -121,7 +121,7 @@ func (r *rawOp) result(op string, err error) (int, error) {
 	case err != nil:
 		return n, err
 	case errno == syscall.EAGAIN:
-		return n, errAgain
+		return n, ErrAgain
 	case errno != 0:
 		return n, &net.OpError{Op: op, Net: "tcp", Err: errno}
 	}

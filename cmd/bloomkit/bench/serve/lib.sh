@@ -1,4 +1,4 @@
-# Shared by issue32.sh and issue33.sh (sourced, not run): starting and
+# Shared by speed-vs-redisbloom.sh and growth-vs-redisbloom.sh (sourced, not run): starting and
 # stopping the two servers, redis-benchmark figures, medians, the machine
 # header and the targets' table. docs/serve.md, "Benchmarks against RedisBloom", describes the scripts.
 #

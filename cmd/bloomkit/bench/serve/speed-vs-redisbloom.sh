@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 32's targets: bloomkit serve against redis-server + RedisBloom on the
+# Speed: bloomkit serve against redis-server + RedisBloom on the
 # same machine, same items, same durability (RedisBloom: appendonly yes,
 # appendfsync everysec), each case alternating the two servers ALTS times
 # (3), medians, a ratio per row and the targets' table at the end.
@@ -25,7 +25,7 @@
 #             every CPU (generator unpinned: it shares the cores); CPU shares
 #             of both printed
 #
-# Usage: issue32.sh BLOOMKIT REDISBLOOM_SO [WORKDIR]
+# Usage: speed-vs-redisbloom.sh BLOOMKIT REDISBLOOM_SO [WORKDIR]
 #   QUICK=1      small sizes, one alternation (a smoke run: under a minute)
 #   CASES="lookups madd restart scaling"   the cases to run
 #   BIG=1e7      a quicker run of the large lookup filter
@@ -35,7 +35,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
-script_args issue32 "$@"
+script_args speed-vs-redisbloom "$@"
 
 QUICK=${QUICK:-0}
 if [ "$QUICK" = 1 ]; then

@@ -1,4 +1,4 @@
-package serve
+package wire
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-// respReader parses the commands a client sent from one buffer it keeps
+// Reader parses the commands a client sent from one buffer it keeps
 // per connection: RESP multibulks (*N, then N times $LEN and LEN bytes) and
 // inline (telnet-style) lines, with the quoting rules redcon had, so that
 // clients see the same behaviour. A command's arguments are slices of the
@@ -23,7 +23,7 @@ import (
 // The limits on sizes are enforced before the bytes reach it, by the
 // guardConn the connection reads through (guard.go); the reader checks the
 // framing only.
-type respReader struct {
+type Reader struct {
 	buf   []byte // buf[r:w] are bytes read and not parsed yet
 	r, w  int
 	args  [][]byte
@@ -31,8 +31,8 @@ type respReader struct {
 	marks []int
 }
 
-// respBufSize is the buffer a connection starts with and shrinks back to.
-const respBufSize = 16 << 10
+// BufSize is the buffer a connection starts with and shrinks back to.
+const BufSize = 16 << 10
 
 // Protocol errors, as redcon wrote them ("ERR Protocol error: ..." and the
 // connection is closed).
@@ -45,35 +45,35 @@ var (
 // reset drops the parsed bytes: the arguments handed out before are no
 // longer valid. The unparsed tail moves to the front; a buffer grown for a
 // large command shrinks back when it is empty.
-func (rd *respReader) reset() {
+func (rd *Reader) Reset() {
 	n := copy(rd.buf, rd.buf[rd.r:rd.w])
 	rd.r, rd.w = 0, n
 	dropped := false
-	if n == 0 && cap(rd.buf) > 4*respBufSize {
+	if n == 0 && cap(rd.buf) > 4*BufSize {
 		rd.buf, dropped = nil, true
 	}
-	if cap(rd.inl) > 4*respBufSize {
+	if cap(rd.inl) > 4*BufSize {
 		rd.inl, dropped = nil, true
 	}
 	rd.inl = rd.inl[:0]
 	// The argument slices kept for reuse point into the buffers: they
 	// would keep a dropped one alive (and themselves weigh 24 bytes an
 	// argument of the largest command).
-	if cap(rd.args) > maxArgsKept {
+	if cap(rd.args) > MaxArgsKept {
 		rd.args = nil
 	} else if dropped {
 		clear(rd.args[:cap(rd.args)])
 	}
 }
 
-// maxArgsKept is the most argument slices a connection keeps for reuse.
-const maxArgsKept = 1024
+// MaxArgsKept is the most argument slices a connection keeps for reuse.
+const MaxArgsKept = 1024
 
 // space returns the free end of the buffer to read into (after reset),
 // growing it when a command fills it.
-func (rd *respReader) space() []byte {
+func (rd *Reader) Space() []byte {
 	if rd.buf == nil {
-		rd.buf = make([]byte, respBufSize)
+		rd.buf = make([]byte, BufSize)
 	}
 	if rd.w == len(rd.buf) {
 		nb := make([]byte, 2*len(rd.buf))
@@ -85,7 +85,7 @@ func (rd *respReader) space() []byte {
 
 // next parses the next whole command. It returns nil (and no error) when
 // the buffer holds no whole command; an empty inline line is skipped.
-func (rd *respReader) next() ([][]byte, error) {
+func (rd *Reader) Next() ([][]byte, error) {
 	for rd.r < rd.w {
 		b := rd.buf[rd.r:rd.w]
 		var n int
@@ -167,7 +167,7 @@ func header(b []byte, i int) (n, next int, ok bool) {
 
 // multibulk parses the command at the start of b (b[0] == '*') into
 // rd.args and returns its length, or 0 when it is not whole yet.
-func (rd *respReader) multibulk(b []byte) (int, error) {
+func (rd *Reader) multibulk(b []byte) (int, error) {
 	count, i, ok := header(b, 1)
 	if !ok || (i > 0 && count <= 0) {
 		return 0, errMultibulkLength
@@ -203,7 +203,7 @@ func (rd *respReader) multibulk(b []byte) (int, error) {
 // inline parses the line at the start of b into rd.args, split at spaces,
 // with arguments quoted in "..." (with \n, \r, \t and \ escapes) or '...',
 // and returns its length with the '\n', or 0 when the line is not whole.
-func (rd *respReader) inline(b []byte) (int, error) {
+func (rd *Reader) inline(b []byte) (int, error) {
 	end := line(b, 0)
 	if end < 0 {
 		return 0, nil
@@ -277,9 +277,22 @@ func (rd *respReader) inline(b []byte) (int, error) {
 	return end + 1, nil
 }
 
-// appendInt appends a RESP integer reply.
-func appendInt(b []byte, n int64) []byte {
+// AppendInt appends a RESP integer reply.
+func AppendInt(b []byte, n int64) []byte {
 	b = append(b, ':')
 	b = strconv.AppendInt(b, n, 10)
 	return append(b, '\r', '\n')
 }
+
+// Filled records that n bytes were read into Space.
+func (rd *Reader) Filled(n int) { rd.w += n }
+
+// Holding reports whether the buffer holds bytes not yet reset away
+// (parsed or not).
+func (rd *Reader) Holding() bool { return rd.w != 0 }
+
+// Mark is the position of the next command, for Rewind.
+func (rd *Reader) Mark() int { return rd.r }
+
+// Rewind makes the command at mark (from Mark) the next one again.
+func (rd *Reader) Rewind(mark int) { rd.r = mark }

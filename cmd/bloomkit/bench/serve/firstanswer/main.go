@@ -7,7 +7,7 @@
 //	firstanswer -count-log DIR/big.bloom.log
 //
 // -count-log prints the digests a digest log (mmapstore.Log) holds, read
-// through mmapstore.ReadLog, and exits. Used by issue32.sh (docs/serve.md, "Benchmarks against RedisBloom",).
+// through mmapstore.ReadLog, and exits. Used by speed-vs-redisbloom.sh (docs/serve.md, "Benchmarks against RedisBloom",).
 package main
 
 import (
