@@ -12,7 +12,6 @@ func init() {
 		Name: "cuckoo", Tag: mmapstore.Cuckoo, Layout: mmapstore.CuckooTable,
 		Open: filterfile.Face(Open), OpenReadOnly: filterfile.Face(OpenReadOnly),
 		New: filterfile.Maker(New), CreateTemp: filterfile.TempMaker(CreateTemp),
-		Create:   filterfile.Creator(Create),
-		Snapshot: filterfile.Face(OpenPrivate),
+		Create: filterfile.Creator(Create),
 	})
 }

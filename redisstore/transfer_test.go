@@ -13,6 +13,7 @@ import (
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/mmapstore"
 	"github.com/bloomkit/bloomkit/partitioned"
+	_ "github.com/bloomkit/bloomkit/standard" // registers the standard layout: the foreign file below
 )
 
 // buildFile writes a partitioned filter file of keys[lo, hi) for n items at

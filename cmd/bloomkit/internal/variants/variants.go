@@ -7,9 +7,12 @@ package variants
 
 import (
 	_ "github.com/bloomkit/bloomkit/counting"
+	_ "github.com/bloomkit/bloomkit/cuckoo"
 	_ "github.com/bloomkit/bloomkit/fuse"
 	_ "github.com/bloomkit/bloomkit/growing"
 	_ "github.com/bloomkit/bloomkit/partitioned"
+	_ "github.com/bloomkit/bloomkit/redisbloom/bf"
 	_ "github.com/bloomkit/bloomkit/scalable"
 	_ "github.com/bloomkit/bloomkit/standard"
+	_ "github.com/bloomkit/bloomkit/window"
 )
