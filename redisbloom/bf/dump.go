@@ -66,18 +66,12 @@ func (s *stage) appendBytes(out []byte) []byte {
 // ErrBadData. Nothing is allocated beyond what the payload's own bytes
 // hold.
 func Restore(payload []byte, maxBytes uint64) (*Filter, error) {
-	body, err := rdb.Open(payload)
-	if err != nil {
-		return nil, err
-	}
-	r := rdb.NewReader(body)
-	id, err := r.ModuleHeader()
-	if err != nil {
+	r, enc, err := rdb.OpenModule(payload, TypeName, encodingVersion)
+	if errors.Is(err, rdb.ErrOtherType) {
 		return nil, fmt.Errorf("%w: %v", ErrNotBloom, err)
 	}
-	enc := int(id & 1023)
-	if want, _ := rdb.ModuleID(TypeName, 0); id&^1023 != want || enc > encodingVersion {
-		return nil, fmt.Errorf("%w (module type id %#x)", ErrNotBloom, id)
+	if err != nil {
+		return nil, err
 	}
 	f, err := restoreFields(r, enc, maxBytes)
 	if err != nil && !errors.Is(err, ErrBadData) {

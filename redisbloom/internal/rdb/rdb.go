@@ -347,3 +347,28 @@ func (w *Writer) Bytes() []byte {
 	w.length(opEOF)
 	return w.p
 }
+
+// ErrOtherType is the error of a payload that holds a value of another
+// type than the one asked for (or an encoding newer than maxEnc).
+var ErrOtherType = errors.New("rdb: value of another type")
+
+// OpenModule checks a DUMP payload's footer and that it holds a module
+// value of type name at an encoding of at most maxEnc, and returns a
+// Reader of its fields and the encoding. A wrong footer is ErrChecksum;
+// another type or a newer encoding ErrOtherType.
+func OpenModule(payload []byte, name string, maxEnc int) (*Reader, int, error) {
+	body, err := Open(payload)
+	if err != nil {
+		return nil, 0, err
+	}
+	r := NewReader(body)
+	id, err := r.ModuleHeader()
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: %v", ErrOtherType, err)
+	}
+	enc := int(id & 1023)
+	if want, err := ModuleID(name, 0); err != nil || id&^1023 != want || enc > maxEnc {
+		return nil, 0, fmt.Errorf("%w: module type id %#x, want %s up to encoding %d", ErrOtherType, id, name, maxEnc)
+	}
+	return r, enc, nil
+}
