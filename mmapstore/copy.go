@@ -16,6 +16,9 @@ import (
 // 0666 less the umask. It first removes the temporary files of earlier
 // builds of target whose writers died (see removeStaleTemps).
 func createTemp(dir, base, target string) (*os.File, error) {
+	if err := publishTarget(target); err != nil {
+		return nil, err
+	}
 	removeStaleTemps(dir, base) // left by writers killed with SIGKILL
 	f, err := openTemp(dir, base)
 	if err != nil {

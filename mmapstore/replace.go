@@ -47,6 +47,9 @@ func Replace(from, to string) error { return renameDurably(from, to) }
 // renameDurably moves from over to, holding the writer lock of the file at
 // to while it does, and syncs the folder that holds both.
 func renameDurably(from, to string) error {
+	if err := publishTarget(to); err != nil {
+		return err
+	}
 	unlock, err := lockTarget(to)
 	if err != nil {
 		return err
@@ -124,4 +127,21 @@ func (f *File) stillAtPath(op string) error {
 		return nil
 	}
 	return &fs.PathError{Op: op, Path: f.path, Err: err}
+}
+
+// publishTarget refuses a publish to a path that names something other than
+// a regular file: a device, a pipe, a socket or a folder, and a symbolic
+// link (such as /dev/stdout), since a rename replaces the link itself, not
+// the file it names. A missing path, or one this process cannot stat, is
+// left to the rename to report.
+func publishTarget(path string) error {
+	st, err := os.Lstat(path)
+	if err != nil || st.Mode().IsRegular() {
+		return nil
+	}
+	what := notRegular(st)
+	if st.Mode()&fs.ModeSymlink != 0 {
+		what = fmt.Errorf("%w: it is a symbolic link, and a rename would replace the link itself, not what it names", ErrNotRegular)
+	}
+	return &fs.PathError{Op: "publish", Path: path, Err: fmt.Errorf("%w; a filter is published by renaming a complete file over a regular file or a missing path: give a regular file's path (nothing was written)", what)}
 }
