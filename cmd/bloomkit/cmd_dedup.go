@@ -16,7 +16,7 @@ import (
 
 func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 	var ff filterFlags
-	ff.define(fs, 10_000_000)
+	ff.defineRate(fs, 10_000_000, dedupDefaultP)
 	state := fs.String("state", "", "filter file that remembers seen lines across runs (created with -variant, -n, -p if missing)")
 	maxLine := fs.Int("max-line", defaultMaxLine, "longest line accepted, in bytes")
 	strict := strictFlag(fs)
@@ -47,6 +47,7 @@ func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		if err != nil {
 			return err
 		}
+		startCount := f.Added()
 		name := *state
 		if name == "" {
 			name = "the in-memory filter"
@@ -84,6 +85,7 @@ func dedupCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		}
 		if err == nil {
 			d.watch.finish(f)
+			reportDrops(std, ff.alloc.verbose, f, startCount)
 		}
 		if cerr := f.Close(); err == nil {
 			err = cerr

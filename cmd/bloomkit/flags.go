@@ -68,10 +68,15 @@ type filterFlags struct {
 }
 
 func (ff *filterFlags) define(fs *flag.FlagSet, defaultN uint64) {
+	ff.defineRate(fs, defaultN, 0.01)
+}
+
+// defineRate is define with a default rate of defaultP.
+func (ff *filterFlags) defineRate(fs *flag.FlagSet, defaultN uint64, defaultP float64) {
 	ff.n.n = defaultN
 	fs.StringVar(&ff.variant, "variant", defaultVariant(), "filter variant: "+variantNames())
 	fs.Var(&ff.n, "n", "expected number of keys (forms like 200000 or 1e9)")
-	fs.Float64Var(&ff.p, "p", 0.01, "target false-positive rate, in (0,1)")
+	fs.Float64Var(&ff.p, "p", defaultP, "target false-positive rate, in (0,1)")
 	ff.alloc.define(fs)
 }
 
