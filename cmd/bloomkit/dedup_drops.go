@@ -17,7 +17,8 @@ const dedupDefaultP = 1e-6
 // tested against the filter as it was then, so the sum of the rates at
 // each count. The rate at a fraction x of capacity follows an optimal
 // filter's (1-2^-x)^k, k = log2(1/p), scaled so that its value now is the
-// rate the filter's fill implies (EstimatedFPR).
+// rate the filter's fill implies (EstimatedFPR), except for a large file
+// still within its capacity, whose fill is not scanned.
 func expectedDrops(f bloomkit.Filter, start uint64) float64 {
 	capacity, now, p := float64(f.Capacity()), f.Added(), f.TargetFPR()
 	if capacity == 0 || now <= start || !(p > 0 && p < 1) {
@@ -32,6 +33,9 @@ func expectedDrops(f bloomkit.Filter, start uint64) float64 {
 		sum += model(x0 + (float64(i)+0.5)*dx)
 	}
 	drops := sum * dx * capacity
+	if f.Bytes() > verifyLimit && now <= f.Capacity() {
+		return drops // within capacity the model holds; no O(size) scan of a large file (as capacityWatch.finish)
+	}
 	if m := model(x1); m > 0 {
 		if est := f.EstimatedFPR(); est > 0 {
 			drops *= est / m

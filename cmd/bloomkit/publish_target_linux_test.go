@@ -5,10 +5,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 // TestPublishRefusesDevices replays issue 42 row 4: as root,
@@ -25,11 +25,11 @@ func TestPublishRefusesDevices(t *testing.T) {
 	bk(t, dir, "c\n", "build", "-n", "10", "-o", "b.bloom").ok(t)
 	targets := map[string]func(path string) error{
 		"stdout-link": func(path string) error { return os.Symlink("/proc/self/fd/1", path) },
-		"fifo":        func(path string) error { return syscall.Mkfifo(path, 0o644) },
+		"fifo":        func(path string) error { return unix.Mkfifo(path, 0o644) },
 	}
 	if os.Geteuid() == 0 { // mknod needs root; the issue's user was root
 		targets["char-device"] = func(path string) error {
-			return syscall.Mknod(path, syscall.S_IFCHR|0o666, int(unixMkdev(1, 3))) // as /dev/null
+			return unix.Mknod(path, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 3))) // as /dev/null
 		}
 	}
 	for name, mk := range targets {
@@ -40,7 +40,7 @@ func TestPublishRefusesDevices(t *testing.T) {
 				require.NoError(t, mk(target))
 				before, err := os.Lstat(target)
 				require.NoError(t, err)
-				names := entries(t, dir)
+				names := tempEntries(t, dir)
 
 				out, err := os.Create(filepath.Join(t.TempDir(), "stdout"))
 				require.NoError(t, err)
@@ -62,23 +62,8 @@ func TestPublishRefusesDevices(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, before.Mode(), after.Mode(), "the target was replaced")
 				require.True(t, os.SameFile(before, after), "the target was replaced")
-				require.Equal(t, names, entries(t, dir), "the command left files behind")
+				require.Equal(t, names, tempEntries(t, dir), "the command left files behind")
 			})
 		}
 	}
-}
-
-func unixMkdev(major, minor uint32) uint64 {
-	return uint64(major)<<8 | uint64(minor)
-}
-
-func entries(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	return names
 }
