@@ -187,19 +187,8 @@ func (f *Filter) add(d hashing.Digest, strict bool) (bool, error) {
 		panic(fmt.Errorf("growing: Add: %w: %s", ErrReadOnly, f.path))
 	}
 	f.mu.Lock()
-	if f.closed {
-		f.mu.Unlock()
-		return false, ErrClosed
-	}
-	t := f.tab.Load()
-	if f.added.Load() >= t.capacity {
-		f.growLocked(t) // a growth that failed may be due again
-	}
-	for f.growing && !f.closed && f.added.Load() >= t.capacity {
-		f.grown.Wait() // the table is full: the rebuild ends soon
-		t = f.tab.Load()
-	}
-	if f.closed {
+	t, ok := f.roomLocked()
+	if !ok {
 		f.mu.Unlock()
 		return false, ErrClosed
 	}
@@ -241,19 +230,8 @@ func (f *Filter) AddDigests(ds []bloomkit.Digest, isNew []bool) int {
 	n := 0
 	for len(ds) > 0 {
 		f.mu.Lock()
-		if f.closed {
-			f.mu.Unlock()
-			return n
-		}
-		t := f.tab.Load()
-		if f.added.Load() >= t.capacity {
-			f.growLocked(t)
-		}
-		for f.growing && !f.closed && f.added.Load() >= t.capacity {
-			f.grown.Wait()
-			t = f.tab.Load()
-		}
-		if f.closed {
+		t, ok := f.roomLocked()
+		if !ok {
 			f.mu.Unlock()
 			return n
 		}
@@ -284,6 +262,24 @@ func (f *Filter) AddDigests(ds []bloomkit.Digest, isNew []bool) int {
 		}
 	}
 	return n
+}
+
+// roomLocked returns the table to add to, under f.mu: a full table starts
+// its growth (one that failed may be due again) and waits for a running
+// rebuild, which ends soon. ok is false once the filter is closed.
+func (f *Filter) roomLocked() (_ *table, ok bool) {
+	if f.closed {
+		return nil, false
+	}
+	t := f.tab.Load()
+	if f.added.Load() >= t.capacity {
+		f.growLocked(t)
+	}
+	for f.growing && !f.closed && f.added.Load() >= t.capacity {
+		f.grown.Wait()
+		t = f.tab.Load()
+	}
+	return t, !f.closed
 }
 
 // grow starts a rebuild of t, the full table, unless one runs, t was

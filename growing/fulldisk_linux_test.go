@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bloomkit/bloomkit"
+
 	"github.com/bloomkit/bloomkit/internal/filtertest"
 )
 
@@ -59,6 +61,66 @@ func TestFullDiskDuringGrowth(t *testing.T) {
 		filtertest.NoFalseNegatives(t, r, 1, 370_000)
 		filtertest.NoFalseNegatives(t, r, 2, 10_000)
 		filtertest.NoFalseNegatives(t, r, 3, 10)
+		require.NoError(t, r.Close())
+	})
+}
+
+// TestAddDurablyRefusedChangesNothing (issue 42 row 2, the growing half):
+// a server's adds to a growing filter on a full disk are refused whole:
+// not in the history, not in the table, not counted, and not written
+// later once space is freed.
+func TestAddDurablyRefusedChangesNothing(t *testing.T) {
+	filtertest.OnSmallDisk(t, 8<<20, func(t *testing.T, dir, _ string) {
+		path := filepath.Join(dir, "g.bloom")
+		f, err := Create(path, 400_000, 0.01)
+		require.NoError(t, err)
+		keys := func(seed uint64, n int) []bloomkit.Digest {
+			var buf [16]byte
+			ds := make([]bloomkit.Digest, n)
+			for i := range ds {
+				ds[i] = f.Hash(filtertest.Key(buf[:], seed, uint64(i)))
+			}
+			return ds
+		}
+		isNew := make([]bool, 300_000)
+		n, err := f.AddDurably(keys(1, 1000), isNew, false)
+		require.NoError(t, err)
+		require.Equal(t, 1000, n)
+		hist := HistoryPath(path)
+		before, err := os.ReadFile(hist)
+		require.NoError(t, err)
+
+		ballast := filepath.Join(dir, "ballast")
+		free := filtertest.FreeBytes(t, dir)
+		require.NoError(t, os.WriteFile(ballast, make([]byte, free-256<<10), 0o644))
+		refused := keys(2, 300_000) // 2.4 MB of history
+		n, err = f.AddDurably(refused, isNew, true)
+		require.ErrorIs(t, err, syscall.ENOSPC)
+		require.Zero(t, n)
+		require.Equal(t, uint64(1000), f.Added())
+		now, err := os.ReadFile(hist)
+		require.NoError(t, err)
+		require.Equal(t, before, now, "the history is as it was")
+		// 1000 keys in a table for 400,000: a rate of about 1e-9, so the
+		// refused keys are expected to hit 3e-4 times.
+		require.Less(t, f.EstimatedFPR()*float64(len(refused)), 0.01)
+		for _, d := range refused {
+			require.False(t, f.ContainsDigest(d), "a refused add set bits")
+		}
+
+		require.NoError(t, os.Remove(ballast))
+		n, err = f.AddDurably(keys(3, 10), isNew, true)
+		require.NoError(t, err)
+		require.Equal(t, 10, n)
+		require.NoError(t, f.Close())
+		r, err := OpenReadOnly(path)
+		require.NoError(t, err)
+		require.Equal(t, uint64(1010), r.Added())
+		filtertest.NoFalseNegatives(t, r, 1, 1000)
+		filtertest.NoFalseNegatives(t, r, 3, 10)
+		for _, d := range refused {
+			require.False(t, r.ContainsDigest(d), "a refused add was written later")
+		}
 		require.NoError(t, r.Close())
 	})
 }

@@ -130,46 +130,29 @@ func (s *Server) insert(c wire.Conn, key []byte, items [][]byte, sp spec, create
 	// RedisBloom stops at the first item it cannot add and replies an
 	// array of the items it went through, the last one an error.
 	// The buffers are the entry's, reused: a command allocates nothing.
-	res := e.addAnswers[:0]
-	ds, found, warm := h.warmAdds(items, e.addDigests, e.addFound)
+	began := time.Now().UnixNano()
+	a, ds, found := s.addItems(e, h, items, e.addAnswers[:0])
+	res := a.res
 	defer func() {
 		if cap(res) <= maxKeptAnswers && cap(ds) <= maxKeptAnswers {
 			e.addAnswers, e.addDigests, e.addFound = res[:0], ds[:0], found[:0]
 		}
 	}()
-	failed := ""
-	for i, k := range items {
-		if !h.scaling() && h.f.Added() >= h.f.Capacity() && !h.f.Contains(k) {
-			failed = errFull
-			break
+	// The adds are durable as -fsync says before the reply (wal.go): adds
+	// whose log write failed are not acknowledged, and are not in the
+	// filter (bfadd.go).
+	if a.logErr != nil {
+		s.logRefusal(slog.LevelError, "write-ahead log write failed", "key", e.name, "err", a.logErr)
+		if h.wal == nil && h.durable == nil {
+			e.dirty.Store(true) // written in place (addInPlace)
 		}
-		var isNew bool
-		var err error
-		if warm {
-			isNew = h.addDigest(ds[i])
-		} else {
-			isNew, err = h.add(k)
-		}
-		if err != nil {
-			s.logRefusal(slog.LevelError, "add refused", "key", e.name, "err", err)
-			failed = errInsert + ": " + err.Error()
-			if errGrowthLimit(err) {
-				failed += " (the bound is -max-filter-bytes, or the room -max-dir-bytes leaves in the folder)"
-			}
-			break
-		}
-		e.journal.add(k, s.cfg.JournalBytes)
-		res = append(res, isNew)
-	}
-	// The adds are durable as -fsync says before the reply (wal.go): an
-	// add whose log write failed is not acknowledged.
-	began := time.Now().UnixNano()
-	if err := h.commit(s.fsyncAlways()); err != nil {
-		s.logRefusal(slog.LevelError, "write-ahead log write failed", "key", e.name, "err", err)
-		e.dirty.Store(true)
-		c.WriteError(errInsert + ": the adds could not be written to the log: " + err.Error())
+		c.WriteError(errInsert + ": " + notLogged + a.logErr.Error())
 		return
 	}
+	for _, k := range items[:len(res)] {
+		e.journal.add(k, s.cfg.JournalBytes)
+	}
+	failed := a.failed
 	if s.fsyncAlways() {
 		e.ck.lastSync.Store(began)
 		s.store.lastSync.Store(began)

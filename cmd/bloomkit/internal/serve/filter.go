@@ -49,6 +49,9 @@ type handle struct {
 	// its own (a growth, a checkpoint), not a publish.
 	hist   historyFilter
 	histID uint64
+	// durable is a growing filter's AddDurably: its adds are logged
+	// before they are applied (bfadd.go); nil for the others.
+	durable func(ds []bloomkit.Digest, isNew []bool, sync bool) (int, error)
 	// carriedHistory is set when the whole history of the growing filter
 	// it replaced was added to it: no acknowledged add is lost.
 	carriedHistory bool
@@ -69,6 +72,12 @@ type historyFilter interface {
 	Detach()
 	// Flush hands the history's buffered digests to the kernel.
 	Flush() error
+}
+
+// durableAdder is a filter whose adds can be logged before they are
+// applied (growing.Filter.AddDurably).
+type durableAdder interface {
+	AddDurably(ds []bloomkit.Digest, isNew []bool, sync bool) (int, error)
 }
 
 // Close closes the filter: a writable scalable file is sealed (checksum),
@@ -167,6 +176,9 @@ func wrap(f bloomkit.Filter, v mmapstore.Variant, writable bool) *handle {
 	}
 	if hf, ok := f.(historyFilter); ok && writable {
 		h.hist = hf
+		if d, ok := f.(durableAdder); ok {
+			h.durable = d.AddDurably
+		}
 		if p, ok := f.(interface{ Path() string }); ok {
 			if hdr, err := mmapstore.ReadHeader(p.Path()); err == nil && hdr.HasHistory() {
 				h.histID = hdr.HistoryID

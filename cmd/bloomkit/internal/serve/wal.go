@@ -278,15 +278,12 @@ func (h *handle) commit(always bool) error {
 			return nil
 		}
 		lg := w.log.Load()
-		err := lg.Append(w.pending)
+		if lg == nil {
+			return errHandedOver
+		}
+		err := lg.Commit(w.pending, always)
 		w.pending = w.pending[:0]
-		if err != nil {
-			return err
-		}
-		if always {
-			return lg.Sync()
-		}
-		return lg.Flush()
+		return err
 	}
 	if always && h.writable {
 		return h.f.Sync()
