@@ -164,8 +164,15 @@ const (
 	// FlagChecksumCurrent says PayloadSum matches the payload. Writers clear
 	// it when they open a file and set it again when they close it.
 	FlagChecksumCurrent uint32 = 1 << 0
+	// FlagFullRefuses says the filter refuses adds of new keys once its
+	// count reaches its capacity, rather than taking them at a rising
+	// rate: a server's filter reserved NONSCALING (RedisBloom's
+	// "non scaling filter is full"). A file without it, as every build
+	// and create makes, takes adds past its capacity (with a warning).
+	// Set with MarkFullRefuses; kept by the server's checkpoints.
+	FlagFullRefuses uint32 = 1 << 1
 
-	knownFlags = FlagChecksumCurrent
+	knownFlags = FlagChecksumCurrent | FlagFullRefuses
 )
 
 // Stage is one stage of a scalable filter: a sub-filter stored at Offset
@@ -234,6 +241,10 @@ type Header struct {
 
 // ChecksumCurrent reports whether PayloadSum describes the payload.
 func (h *Header) ChecksumCurrent() bool { return h.Flags&FlagChecksumCurrent != 0 }
+
+// FullRefuses reports FlagFullRefuses: adds of new keys past the capacity
+// are refused.
+func (h *Header) FullRefuses() bool { return h.Flags&FlagFullRefuses != 0 }
 
 // CellBytes returns the payload bytes m cells of cellBits each occupy, rounded
 // up to whole 64-bit words.

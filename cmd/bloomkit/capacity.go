@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/bloomkit/bloomkit"
+	"github.com/bloomkit/bloomkit/mmapstore"
 )
 
 // Capacity. A filter filled past the capacity it was sized for answers
@@ -46,7 +47,14 @@ type capacityWatch struct {
 	warned    bool
 }
 
+// newCapacityWatch follows the adds to f, the file at path. A file a
+// server reserved NONSCALING (mmapstore.FlagFullRefuses) is -strict
+// whatever the flag: it refuses new keys past its capacity in the tool as
+// in the server.
 func newCapacityWatch(std stdio, cmd, path string, f bloomkit.Filter, strict bool) *capacityWatch {
+	if h, err := mmapstore.ReadHeader(path); err == nil && h.FullRefuses() {
+		strict = true
+	}
 	return &capacityWatch{cmd: cmd, path: path, w: std.err, capacity: f.Capacity(), count: f.Added(),
 		strict: strict, off: grows(f)}
 }

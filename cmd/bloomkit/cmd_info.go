@@ -64,6 +64,9 @@ func infoCommand(fs *flag.FlagSet, std stdio) func([]string) error {
 		}
 		fmt.Fprintf(std.out, ", %.2f bits per key at capacity\n", float64(f.Bytes()*8)/float64(max(f.Capacity(), 1)))
 		fmt.Fprintf(std.out, "capacity       %d keys at target p = %g\n", f.Capacity(), f.TargetFPR())
+		if h.FullRefuses() {
+			fmt.Fprintf(std.out, "when full      new keys refused (reserved NONSCALING: 'bloomkit add' and 'serve' refuse them past the capacity)\n")
+		}
 		if g, ok := f.(grower); ok {
 			// A growing filter's capacity is its table's; it was made for
 			// fewer and rebuilt Expansion times larger at each growth.

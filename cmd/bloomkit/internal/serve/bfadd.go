@@ -42,8 +42,10 @@ func (s *Server) addItems(e *entry, h *handle, items [][]byte, res []bool) (adde
 		}
 		a := added{res: res}
 		n := len(ds)
-		if !h.scaling() && h.f.Added()+uint64(n) > h.f.Capacity() {
-			if n = h.room(ds); n < len(ds) {
+		if h.f.Added()+uint64(n) > h.f.Capacity() {
+			if !h.fullRefuses {
+				s.warnPastCapacity(e, h)
+			} else if n = h.room(ds); n < len(ds) {
 				a.failed = errFull
 			}
 		}
@@ -83,6 +85,17 @@ func (s *Server) addItems(e *entry, h *handle, items [][]byte, res []bool) (adde
 		return a, ds, found
 	}
 	return s.addInPlace(e, h, items, res), e.addDigests, e.addFound
+}
+
+// warnPastCapacity says once in the log, for a fixed filter that takes
+// adds past its capacity (a build or a create: no NONSCALING reservation),
+// that its rate now rises above the target.
+func (s *Server) warnPastCapacity(e *entry, h *handle) {
+	if h.warnedFull.Swap(true) {
+		return
+	}
+	s.log.Warn("filter reaches its capacity and takes adds past it: its false-positive rate rises above the target (only a key reserved NONSCALING refuses them); rebuild it larger ('bloomkit build -n')",
+		"key", e.name, "capacity", h.f.Capacity(), "count", h.f.Added(), "target_error_rate", h.f.TargetFPR())
 }
 
 // notLogged begins the reply to adds the log could not take.
@@ -130,7 +143,7 @@ func (h *handle) room(ds []bloomkit.Digest) int {
 func (s *Server) addInPlace(e *entry, h *handle, items [][]byte, res []bool) added {
 	a := added{res: res}
 	for _, k := range items {
-		if !h.scaling() && h.f.Added() >= h.f.Capacity() && !h.f.Contains(k) {
+		if h.fullRefuses && h.f.Added() >= h.f.Capacity() && !h.f.Contains(k) {
 			a.failed = errFull
 			break
 		}
@@ -155,4 +168,32 @@ func addRefused(err error) string {
 		msg += " (the bound is -max-filter-bytes, or the room -max-dir-bytes leaves in the folder)"
 	}
 	return msg
+}
+
+// commit makes the adds of the command just run durable as the fsync mode
+// says, before its reply: the digests go to the log as one record, handed
+// to the operating system (they survive the process), and fsynced with
+// -fsync always. A growing filter's history is flushed the same way (and
+// synced with -fsync always); a scalable file is synced with -fsync
+// always.
+func (h *handle) commit(always bool) error {
+	if w := h.wal; w != nil {
+		if len(w.pending) == 0 {
+			return nil
+		}
+		lg := w.log.Load()
+		if lg == nil {
+			return errHandedOver
+		}
+		err := lg.Commit(w.pending, always)
+		w.pending = w.pending[:0]
+		return err
+	}
+	if always && h.writable {
+		return h.f.Sync()
+	}
+	if h.hist != nil {
+		return h.hist.Flush()
+	}
+	return nil
 }

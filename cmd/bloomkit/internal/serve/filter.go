@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 
 	"github.com/bloomkit/bloomkit"
 	_ "github.com/bloomkit/bloomkit/cmd/bloomkit/internal/variants" // links the variants
@@ -35,6 +36,13 @@ type handle struct {
 	manyDigests func(ds []bloomkit.Digest, found []bool) []bool
 	// static is set for a variant that takes no adds (fuse: built once).
 	static bool
+	// fullRefuses is set for a file reserved NONSCALING by a client
+	// (mmapstore.FlagFullRefuses): adds of new keys past its capacity are
+	// refused, as RedisBloom refuses them. Any other fixed filter (a
+	// build, a create) takes them, its rate rising: warnedFull is set
+	// once the server has said so in its log.
+	fullRefuses bool
+	warnedFull  atomic.Bool
 	// stagesOf and expansion describe a growing or scalable filter for
 	// BF.INFO; nil for a fixed one.
 	stagesOf  func() int
@@ -234,6 +242,15 @@ func openHandle(path string, writable bool, maxBytes uint64, w walOpen, grow ...
 	if err != nil {
 		return nil, err
 	}
+	h, err := openHandleOf(path, hdr, writable, maxBytes, w, grow...)
+	if err != nil {
+		return nil, err
+	}
+	h.fullRefuses = hdr.FullRefuses()
+	return h, nil
+}
+
+func openHandleOf(path string, hdr mmapstore.Header, writable bool, maxBytes uint64, w walOpen, grow ...func(stageBytes uint64) error) (*handle, error) {
 	if !writable {
 		// Through a symlink: a growing filter's history is beside the
 		// link's target.
@@ -250,6 +267,7 @@ func openHandle(path string, writable bool, maxBytes uint64, w walOpen, grow ...
 		return openWAL(path, hdr.Variant, w)
 	}
 	var f bloomkit.Filter
+	var err error
 	if d := describe(hdr.Variant); d.OpenWriter != nil {
 		o := filterfile.Options{MaxBytes: maxBytes}
 		if len(grow) > 0 {
@@ -298,7 +316,12 @@ func createFile(path string, s spec, fixed mmapstore.Variant, maxBytes uint64) (
 	if err != nil {
 		return nil, 0, err
 	}
-	return nil, d.Tag, f.Close() // sealed: the snapshot
+	if err := f.Close(); err != nil { // sealed: the snapshot
+		return nil, 0, err
+	}
+	// A fixed filter is made for a NONSCALING reservation: it refuses
+	// new keys past its capacity, as RedisBloom's does.
+	return nil, d.Tag, mmapstore.MarkFullRefuses(path)
 }
 
 // estimateBytes is the file size a new filter of spec s starts with, from

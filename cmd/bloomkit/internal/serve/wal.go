@@ -266,34 +266,6 @@ func removeStaleCheckpoints(path string) {
 	}
 }
 
-// commit makes the adds of the command just run durable as the fsync mode
-// says, before its reply: the digests go to the log as one record, handed
-// to the operating system (they survive the process), and fsynced with
-// -fsync always. A growing filter's history is flushed the same way (and
-// synced with -fsync always); a scalable file is synced with -fsync
-// always.
-func (h *handle) commit(always bool) error {
-	if w := h.wal; w != nil {
-		if len(w.pending) == 0 {
-			return nil
-		}
-		lg := w.log.Load()
-		if lg == nil {
-			return errHandedOver
-		}
-		err := lg.Commit(w.pending, always)
-		w.pending = w.pending[:0]
-		return err
-	}
-	if always && h.writable {
-		return h.f.Sync()
-	}
-	if h.hist != nil {
-		return h.hist.Flush()
-	}
-	return nil
-}
-
 // sync makes every acknowledged add of a writable handle durable: the
 // log's fsync (growing: its history's), a scalable file's msync.
 func (h *handle) sync() error {
@@ -465,6 +437,11 @@ func (s *Server) writeSnapshot(e *entry, h *handle) (err error) {
 	}
 	if err = tf.Close(); err != nil {
 		return err
+	}
+	if h.fullRefuses {
+		if err = mmapstore.MarkFullRefuses(tmp); err != nil {
+			return err
+		}
 	}
 	if err = os.Rename(tmp, target); err != nil {
 		return err
