@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"github.com/bloomkit/bloomkit/cmd/bloomkit/internal/wire"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -123,16 +124,26 @@ func cmdAuth(s *Server, c wire.Conn, cl *client, args [][]byte) {
 // Redis's error, whatever the password.
 func (s *Server) authenticate(c wire.Conn, cl *client, user, pass []byte) bool {
 	if string(user) != "default" {
-		s.clientError(c.RemoteAddr(), "unknown user")
+		s.authFailed(c, "unknown user")
 		c.WriteError("WRONGPASS invalid username-password pair or user is disabled.")
 		return false
 	}
 	return s.checkPassword(c, cl, pass)
 }
 
+// authFailed counts a refused AUTH (INFO rejected_auth) and logs it at a
+// bounded rate (logRefusal): a client guessing passwords as fast as it
+// can is neither slowed (as in Redis, the password is the only defence)
+// nor able to flood the log; each line names the client and counts those
+// suppressed before it.
+func (s *Server) authFailed(c wire.Conn, why string) {
+	s.stats.authFails.Add(1)
+	s.logRefusal(slog.LevelWarn, "authentication failed", "client", c.RemoteAddr(), "reason", why)
+}
+
 func (s *Server) checkPassword(c wire.Conn, cl *client, pass []byte) bool {
 	if s.cfg.Password != "" && subtle.ConstantTimeCompare(pass, []byte(s.cfg.Password)) != 1 {
-		s.clientError(c.RemoteAddr(), "wrong password")
+		s.authFailed(c, "wrong password")
 		c.WriteError("WRONGPASS invalid username-password pair or user is disabled.")
 		return false
 	}

@@ -69,6 +69,8 @@ func (s *Server) infoStats(b *strings.Builder) {
 		{"total_commands_processed", st.commands.Load()},
 		{"total_net_input_bytes", st.netIn.Load()},
 		{"protocol_errors", st.protoErrs.Load()},
+		{"rejected_auth", st.authFails.Load()},
+		{"acl_access_denied_auth", st.authFails.Load()}, // Redis 7's name
 		{"keyspace_hits", s.sumHits(true)},
 		{"keyspace_misses", s.sumHits(false) + st.misses.Load()},
 		{"filter_swaps", st.swaps.Load()},

@@ -138,6 +138,7 @@ type Server struct {
 
 type stats struct {
 	conns, rejected, protoErrs          atomic.Uint64
+	authFails                           atomic.Uint64 // AUTH refused (INFO rejected_auth)
 	hits, misses, swaps, refused, syncs atomic.Uint64
 	syncErrs                            atomic.Uint64
 	loopClients                         atomic.Int64  // connections an event loop serves now

@@ -383,15 +383,7 @@ func TestRefusedAddsLogBounded(t *testing.T) {
 	// (or give up after 5 s and report what was read).
 	var lines, suppressed int
 	count := func() bool {
-		logs := p.logs.String()
-		lines, suppressed = strings.Count(logs, `msg="add refused"`), 0
-		for _, l := range strings.Split(logs, "\n") {
-			if strings.Contains(l, `msg="add refused"`) {
-				var n int
-				fmt.Sscan(l[strings.Index(l, "suppressed_since_last=")+len("suppressed_since_last="):], &n)
-				suppressed += n
-			}
-		}
+		lines, suppressed = refusalLines(p.logs.String(), `msg="add refused"`)
 		// The fill's last BF.MADD and "one-more" were refused too.
 		return int(refusals.Load())+2 == lines+suppressed
 	}
@@ -403,4 +395,18 @@ func TestRefusedAddsLogBounded(t *testing.T) {
 	require.LessOrEqual(t, lines, bound, "%d refusals in %v gave %d log lines", refusals.Load(), elapsed, lines)
 	require.Equal(t, int(refusals.Load())+2, lines+suppressed, "every refusal is a line or counted in one")
 	t.Logf("%d refusals in %v: %d log lines, %d suppressed", refusals.Load(), elapsed, lines, suppressed)
+}
+
+// refusalLines counts the log lines of logs with msg (a logRefusal line)
+// and the refusals they say were suppressed before them.
+func refusalLines(logs, msg string) (lines, suppressed int) {
+	for _, l := range strings.Split(logs, "\n") {
+		if strings.Contains(l, msg) {
+			lines++
+			var n int
+			fmt.Sscan(l[strings.Index(l, "suppressed_since_last=")+len("suppressed_since_last="):], &n)
+			suppressed += n
+		}
+	}
+	return lines, suppressed
 }
