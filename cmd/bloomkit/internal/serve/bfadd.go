@@ -3,6 +3,7 @@ package serve
 import (
 	"errors"
 	"log/slog"
+	"slices"
 
 	"github.com/bloomkit/bloomkit"
 	"github.com/bloomkit/bloomkit/mmapstore"
@@ -66,10 +67,7 @@ func (s *Server) addItems(e *entry, h *handle, items [][]byte, res []bool) (adde
 		return a, ds, found
 	case h.durable != nil:
 		ds := hashAll(h, items, e.addDigests)
-		found := e.addFound[:0]
-		for range ds {
-			found = append(found, false)
-		}
+		found := slices.Grow(e.addFound[:0], len(ds))[:len(ds)] // AddDurably sets each it takes
 		n, err := h.durable(ds, found, always)
 		a := added{res: append(res, found[:n]...)}
 		switch {
